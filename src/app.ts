@@ -1,0 +1,129 @@
+/**
+ * The composition root: `buildApp(deps)` wires platform plugins, the error handler and every module.
+ * No side effects at import; the caller owns the database and `listen()`.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Database } from './db/client.js';
+import type { ResolvedSecrets } from './platform/secrets.js';
+import type { AppContext } from './platform/context.js';
+import { installErrorHandler } from './platform/http/error-handler.js';
+import { metricsPlugin } from './platform/http/metrics.js';
+import { authGuard } from './platform/auth/guard.js';
+import { createTokenService } from './platform/auth/jwt.js';
+import { createAuthenticator } from './platform/auth/authenticator.js';
+import { createEventBus } from './platform/events/bus.js';
+import { createQueue } from './platform/queue/queue.js';
+import { healthRoutes } from './platform/http/health.routes.js';
+import { registerAuthModule } from './modules/auth/index.js';
+import { registerPermissionsModule } from './modules/permissions/index.js';
+import { registerAdminModule } from './modules/admin/index.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  secrets: ResolvedSecrets;
+  /** Shared Redis connection (rate limits, realtime adapter) when `REDIS_URL` is set. */
+  redis?: Redis | undefined;
+  /** Start queue workers when the app is ready (default true). */
+  startQueue?: boolean;
+}
+
+/** Paths served without CORS: server-to-server webhooks (SPEC "Webhook and other endpoint authentication"). */
+const NO_CORS_PREFIXES = ['/api/interactions/webhooks/', '/api/interactions/forms/', '/api/payments/webhooks'];
+
+export type App = FastifyInstance & { ctx: AppContext };
+
+/** Builds the HTTP application with every module registered; call `ready()` or `listen()` next. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-hub-signature-256"]',
+          '*.password',
+          '*.api_key',
+          '*.access_token',
+          '*.token',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    trustProxy: config.trustProxy,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req-${randomUUID()}`;
+    },
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const tokens = createTokenService(deps.secrets.jwtSecret);
+  const ctx: AppContext = {
+    config,
+    database: deps.database,
+    db: deps.database.db,
+    events: createEventBus(app.log),
+    queue: createQueue(deps.database, app.log),
+    tokens,
+    authenticator: createAuthenticator({ db: deps.database.db, tokens }),
+    secrets: deps.secrets,
+    log: app.log,
+    redis: deps.redis,
+  };
+  app.decorate('ctx', ctx);
+
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  installErrorHandler(app);
+  await app.register(metricsPlugin);
+  await app.register(cors, {
+    delegator: (req, callback) => {
+      const url = req.url ?? '';
+      if (config.corsOrigins.length === 0 || NO_CORS_PREFIXES.some((p) => url.startsWith(p))) {
+        callback(null, { origin: false });
+        return;
+      }
+      callback(null, { origin: config.corsOrigins.includes('*') ? true : config.corsOrigins, credentials: true, exposedHeaders: ['ETag', 'Retry-After', 'x-request-id'] });
+    },
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'crm-backend', version: '0.1.0', description: 'Multi-company CRM backend. Every path listed bare is also served under /api.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(authGuard, { authenticator: ctx.authenticator });
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  await app.register(healthRoutes, { database: deps.database });
+
+  await registerAuthModule(app, ctx);
+  await registerPermissionsModule(app, ctx);
+  await registerAdminModule(app, ctx);
+
+  if (deps.startQueue !== false) {
+    app.addHook('onReady', async () => ctx.queue.start());
+    app.addHook('onClose', async () => ctx.queue.stop());
+  }
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

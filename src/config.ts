@@ -1,0 +1,226 @@
+/**
+ * Every environment variable of the service, typed and validated once (SPEC "Configuration variables"
+ * plus the platform's own). `loadConfig` reports every error at once; nothing else reads `process.env`.
+ */
+
+export type ErpEnv = 'dev' | 'preview' | 'prod';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** `production` refuses generated secrets and embedded fallbacks for them. */
+  nodeEnv: 'development' | 'test' | 'production';
+  host: string;
+  port: number;
+  /** PostgreSQL URL; `undefined` means embedded PGlite in `dataDir/pg` (or in memory when `dataDir` is `:memory:`). */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** HS256 key; `undefined` until `resolveSecrets` fills it (generated and persisted outside production). */
+  jwtSecret: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: LogLevel;
+  /** Allowed browser origins; empty means CORS is off. `*` allows any origin. */
+  corsOrigins: string[];
+  /** Whether the service behind a proxy may trust X-Forwarded-* (rate limits use the client IP). */
+  trustProxy: boolean;
+  /** Login attempts allowed per window, per IP and per e-mail. */
+  loginRateLimit: { max: number; windowMs: number };
+  erp: {
+    env: ErpEnv;
+    url: string;
+    stagingUrl: string;
+    authUrl: string | undefined;
+    /** 32-byte key (64 hex chars or base64); generated and persisted outside production when unset. */
+    sessionEncryptionKey: string | undefined;
+    catalogCacheTtlDays: number;
+    timeoutMs: number;
+  };
+  auth: { allowFirstLoginPasswordBootstrap: boolean };
+  communications: {
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    entityIdHard: number | undefined;
+    privilegedOperatorEmails: string[];
+    autoLoginOnAuth: boolean;
+    devTunnelEnabled: boolean;
+    devWebhookResyncEnabled: boolean;
+    bootWebhookResyncEnabled: boolean;
+    userWebhookResyncEnabled: boolean;
+    /** When set, inbound webhooks must carry a valid `X-Hub-Signature-256`. */
+    webhookAppSecret: string | undefined;
+  };
+  publicBaseUrl: string | undefined;
+  objectStorage: {
+    bucket: string | undefined;
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+    region: string;
+    endpoint: string | undefined;
+  };
+  media: { publicBaseUrl: string | undefined; inlineWorkerEnabled: boolean };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the configuration. Throws `ConfigError` listing every problem found. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+
+  const nodeEnv = read.oneOf('NODE_ENV', ['development', 'test', 'production'] as const, 'development');
+  const erpEnv = read.oneOf('ERP_ENV', ['dev', 'preview', 'prod'] as const, 'dev');
+  const config: Config = {
+    nodeEnv,
+    host: read.string('HOST') ?? '127.0.0.1',
+    port: read.int('PORT', 3000, { min: 0, max: 65535 }),
+    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: read.string('DATA_DIR') ?? './data',
+    jwtSecret: read.string('JWT_SECRET'),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    corsOrigins: read.list('CORS_ORIGINS'),
+    trustProxy: read.bool('TRUST_PROXY', false),
+    loginRateLimit: {
+      max: read.int('LOGIN_RATE_LIMIT_MAX', 10, { min: 1 }),
+      windowMs: read.int('LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1 }) * 1000,
+    },
+    erp: {
+      env: erpEnv,
+      url: read.url('ERP_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:4100',
+      stagingUrl: read.url('ERP_STAGING_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:4100',
+      authUrl: read.url('AUTH_ERP', ['http:', 'https:']),
+      sessionEncryptionKey: read.string('ERP_SESSION_ENCRYPTION_KEY'),
+      catalogCacheTtlDays: read.int('ERP_CATALOG_CACHE_TTL_DAYS', 7, { min: 1 }),
+      timeoutMs: read.int('ERP_TIMEOUT_MS', 5000, { min: 100 }),
+    },
+    auth: { allowFirstLoginPasswordBootstrap: read.bool('AUTH_ALLOW_FIRST_LOGIN_PASSWORD_BOOTSTRAP', false) },
+    communications: {
+      baseUrl: read.url('COMMUNICATIONS_BASE_URL', ['http:', 'https:']),
+      apiKey: read.string('COMMUNICATIONS_API_KEY'),
+      entityIdHard: read.optionalInt('COMMUNICATIONS_ENTITY_ID_HARD', { min: 1 }),
+      privilegedOperatorEmails: read.list('COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS').map((e) => e.toLowerCase()),
+      autoLoginOnAuth: read.bool('COMMUNICATIONS_AUTO_LOGIN_ON_AUTH', false),
+      devTunnelEnabled: read.bool('COMMUNICATIONS_DEV_TUNNEL_ENABLED', false),
+      devWebhookResyncEnabled: read.bool('COMMUNICATIONS_DEV_WEBHOOK_RESYNC_ENABLED', false),
+      bootWebhookResyncEnabled: read.bool('COMMUNICATIONS_BOOT_WEBHOOK_RESYNC_ENABLED', false),
+      userWebhookResyncEnabled: read.bool('COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED', false),
+      webhookAppSecret: read.string('COMMUNICATIONS_WEBHOOK_APP_SECRET'),
+    },
+    publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    objectStorage: {
+      bucket: read.string('OBJSTORE_BUCKET'),
+      accessKeyId: read.string('OBJSTORE_ACCESS_KEY_ID'),
+      secretAccessKey: read.string('OBJSTORE_SECRET_ACCESS_KEY'),
+      region: read.string('OBJSTORE_REGION') ?? 'us-east-1',
+      endpoint: read.url('OBJSTORE_ENDPOINT', ['http:', 'https:']),
+    },
+    media: {
+      publicBaseUrl: read.url('MEDIA_PUBLIC_BASE_URL', ['http:', 'https:']),
+      inlineWorkerEnabled: read.bool('MEDIA_INLINE_WORKER_ENABLED', true),
+    },
+  };
+
+  if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
+    problems.push('JWT_SECRET: must be at least 32 characters');
+  }
+  if (config.erp.sessionEncryptionKey !== undefined && decodeKey(config.erp.sessionEncryptionKey) === undefined) {
+    problems.push('ERP_SESSION_ENCRYPTION_KEY: must be 32 bytes, as 64 hex characters or base64');
+  }
+  if (nodeEnv === 'production') {
+    if (config.jwtSecret === undefined) problems.push('JWT_SECRET: required in production');
+    if (config.erp.sessionEncryptionKey === undefined) problems.push('ERP_SESSION_ENCRYPTION_KEY: required in production');
+    if (config.databaseUrl === undefined) problems.push('DATABASE_URL: required in production');
+  }
+  const bucketVars = [config.objectStorage.bucket, config.objectStorage.accessKeyId, config.objectStorage.secretAccessKey];
+  if (bucketVars.some((v) => v !== undefined) && bucketVars.some((v) => v === undefined)) {
+    problems.push('OBJSTORE_BUCKET, OBJSTORE_ACCESS_KEY_ID and OBJSTORE_SECRET_ACCESS_KEY: set all three or none');
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** The ERP base URL for the configured `ERP_ENV` (SPEC: dev and preview use staging, prod production). */
+export function erpBaseUrl(config: Config): string {
+  return config.erp.env === 'prod' ? config.erp.url : config.erp.stagingUrl;
+}
+
+/** Decodes a 32-byte key given as 64 hex characters or base64; `undefined` when it is neither. */
+export function decodeKey(value: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  const buf = Buffer.from(value, 'base64');
+  return buf.length === 32 ? buf : undefined;
+}
+
+class EnvReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  string(name: string): string | undefined {
+    const raw = this.env[name];
+    return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    this.problems.push(`${name}: must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  }
+
+  optionalInt(name: string, range: { min?: number; max?: number } = {}): number | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || (range.min !== undefined && n < range.min) || (range.max !== undefined && n > range.max)) {
+      this.problems.push(`${name}: must be an integer${range.min !== undefined ? ` >= ${range.min}` : ''}${range.max !== undefined ? ` <= ${range.max}` : ''} (got "${raw}")`);
+      return undefined;
+    }
+    return n;
+  }
+
+  int(name: string, fallback: number, range: { min?: number; max?: number } = {}): number {
+    return this.optionalInt(name, range) ?? fallback;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.string(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    this.problems.push(`${name}: must be true or false (got "${raw}")`);
+    return fallback;
+  }
+
+  url(name: string, protocols: string[]): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    try {
+      const url = new URL(raw);
+      if (!protocols.includes(url.protocol)) {
+        this.problems.push(`${name}: protocol must be one of ${protocols.join(', ')}`);
+        return undefined;
+      }
+      return raw.replace(/\/+$/, '');
+    } catch {
+      this.problems.push(`${name}: not a valid URL`);
+      return undefined;
+    }
+  }
+
+  list(name: string): string[] {
+    return (this.string(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  }
+}

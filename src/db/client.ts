@@ -1,0 +1,104 @@
+/**
+ * The one database handle of the service: PGlite (embedded, in `DATA_DIR/pg` or in memory) when
+ * `DATABASE_URL` is unset, PostgreSQL through node-postgres otherwise. Everything above this file sees
+ * only `Database`, so the driver choice stays here.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema.js';
+
+export type Schema = typeof schema;
+/** A Drizzle database or transaction; repositories take this as their first argument. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  /** The PostgreSQL URL (postgres only), for tools that need their own connection (migrations). */
+  url?: string;
+  /** Raw SQL for libraries that bring their own SQL (pg-boss): `$1`-style parameters, returns rows. */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /** Throws when the database cannot answer a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; unset selects PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory parent (`<dataDir>/pg`); `:memory:` keeps it in memory. */
+  dataDir?: string;
+  poolSize?: number;
+}
+
+/** Opens the database selected by `options`; the caller owns `close()`. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10);
+  return openPglite(options.dataDir ?? ':memory:');
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  let client: PGlite;
+  if (dataDir === ':memory:') {
+    client = new PGlite();
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    client = new PGlite(join(dataDir, 'pg'));
+  }
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    // PGlite runs parameterless multi-statement SQL only through exec(); parameterized through query().
+    async executeSql(text, values) {
+      if (values === undefined || values.length === 0) {
+        const results = await client.exec(text);
+        return { rows: (results.at(-1)?.rows ?? []) };
+      }
+      const result = await client.query<Record<string, unknown>>(text, values);
+      return { rows: result.rows };
+    },
+    async ping() {
+      await client.query('select 1');
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
+  let closed = false;
+  return {
+    db,
+    kind: 'postgres',
+    url,
+    async executeSql(text, values) {
+      const result = await pool.query<Record<string, unknown>>(text, values);
+      return { rows: result.rows };
+    },
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/** Runs a raw Drizzle `sql` query and returns its rows, typed by the caller. */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result: unknown = await db.execute(query);
+  return (result as { rows: T[] }).rows;
+}

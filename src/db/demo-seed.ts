@@ -1,0 +1,31 @@
+/**
+ * Demo data for trying the service (README, `npm run seed:demo`, first embedded start). Idempotent.
+ * Each module contributes its part in `seedDemo`.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from './client.js';
+import { seedAdminDemo, type AdminDemo } from '../modules/admin/demo.seed.js';
+
+export interface DemoSummary {
+  admin: AdminDemo;
+}
+
+export async function seedDemo(db: Db): Promise<DemoSummary> {
+  const admin = await seedAdminDemo(db);
+  return { admin };
+}
+
+/** Lines a person reads after seeding: who can log in where. */
+export function describeDemo(summary: DemoSummary): string {
+  return [
+    'Demo data ready:',
+    ...summary.admin.entities.map((e) => `  entity ${e.id}: ${e.name}`),
+    ...summary.admin.logins.map((l) => `  login ${l.email} / ${l.password} (${l.note})`),
+  ].join('\n');
+}
+
+/** True when the database holds no entity yet (first start of an embedded database). */
+export async function isEmpty(db: Db): Promise<boolean> {
+  const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from entity`);
+  return (rows[0]?.n ?? 0) === 0;
+}

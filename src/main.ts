@@ -1,0 +1,62 @@
+/**
+ * Starts the service: configuration, database (migrated), demo data on a first embedded start, HTTP
+ * server; SIGTERM/SIGINT stop it cleanly (in-flight requests finish, queue workers stop, the database
+ * closes).
+ */
+import { Redis } from 'ioredis';
+import { ConfigError, loadConfig } from './config.js';
+import { resolveSecrets } from './platform/secrets.js';
+import { openPreparedDatabase } from './db/bootstrap.js';
+import { describeDemo, isEmpty, seedDemo } from './db/demo-seed.js';
+import { buildApp } from './app.js';
+
+async function main(): Promise<void> {
+  try {
+    process.loadEnvFile();
+  } catch {
+    // No .env file: the environment alone configures the service.
+  }
+  const config = loadConfig();
+  const secrets = resolveSecrets(config);
+  const database = await openPreparedDatabase(config);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const app = await buildApp({ config, database, secrets, redis });
+  for (const name of secrets.generated) {
+    app.log.warn(`${name} is not set: using a generated value kept in ${config.dataDir}/secrets.json (never do this in production)`);
+  }
+  if (config.databaseUrl === undefined && (await isEmpty(database.db))) {
+    app.log.info('\n' + describeDemo(await seedDemo(database.db)));
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000).unref();
+    try {
+      await app.close();
+      redis?.disconnect();
+      await database.close();
+      clearTimeout(force);
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(`API docs at http://${config.host}:${config.port}/docs (database: ${database.kind})`);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,29 @@
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { entity } from './entity.table.js';
+import { appUser } from './user.table.js';
+
+/**
+ * A user's membership of one entity (sellers and agents are employees). An active employee row is what
+ * lets a user log into, switch to and act in that entity.
+ */
+export const employee = pgTable(
+  'employee',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    userId: integer()
+      .notNull()
+      .references(() => appUser.id),
+    name: text().notNull(),
+    erpEmployeeId: integer(),
+    isActive: boolean().notNull().default(true),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('employee_user_id_entity_id_uq').on(t.userId, t.entityId),
+    index('employee_entity_id_idx').on(t.entityId),
+  ],
+);

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../platform/auth/guard.js';
+import type { LoginThrottle } from '../../platform/http/login-throttle.js';
+import { ChangeEntityBody, LoginBody, MyEntitiesResponse, TokenResponse } from './auth.schemas.js';
+import type { AuthService } from './auth.service.js';
+
+export interface AuthRoutesOptions {
+  service: AuthService;
+  throttle: LoginThrottle;
+}
+
+/** `/api/auth/*` routes (SPEC "Authentication and session"). */
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { service, throttle }) => {
+  app.post(
+    '/login',
+    {
+      config: { auth: 'none' },
+      preHandler: async (request) => throttle.consume(request.ip, (request.body).email),
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in to an entity',
+        description: 'Rate-limited per client IP and per e-mail (429 with Retry-After).',
+        security: [],
+        body: LoginBody,
+        response: { 200: TokenResponse },
+      },
+    },
+    async (request) => service.login(request.body),
+  );
+
+  app.post(
+    '/change-entity',
+    { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'Switch the active entity', body: ChangeEntityBody, response: { 200: TokenResponse } } },
+    async (request) => service.changeEntity(principalOf(request), request.body.entity_id),
+  );
+
+  app.get(
+    '/my-entities',
+    { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: "The caller's entities", response: { 200: MyEntitiesResponse } } },
+    async (request) => service.myEntities(principalOf(request)),
+  );
+};

@@ -1,0 +1,8 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.js';
+import { permissionRoutes } from './permission.routes.js';
+import { createPermissionService } from './permission.service.js';
+
+export async function registerPermissionsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(permissionRoutes, { prefix: '/api/permissions', service: createPermissionService({ db: ctx.db }) });
+}

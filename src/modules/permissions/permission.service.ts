@@ -1,0 +1,71 @@
+/**
+ * The permission schema for clients, the caller's effective permissions (with `explain`) and the stored
+ * catalogue (SPEC "Permissions", "Versioning").
+ */
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import { PERMISSIONS, PERMISSION_MODULES, SCHEMA_VERSION } from '../../platform/permissions/catalog.js';
+import type { GrantReason } from '../../platform/permissions/resolve.js';
+import type { MeResponse, PermissionListResponse, PermissionSchemaResponse } from './permission.schemas.js';
+import { listPermissionRecords } from './permission.repository.js';
+
+const SCHEMA: PermissionSchemaResponse = {
+  schemaVersion: SCHEMA_VERSION,
+  modules: PERMISSION_MODULES.map((m) => ({
+    key: m.key,
+    label: m.label,
+    permissions: PERMISSIONS.filter((p) => p.module === m.key).map((p) => ({ code: p.code, module: p.module, label: p.label, implies: [...p.implies] })),
+  })),
+};
+
+export function createPermissionService(deps: { db: Db }) {
+  return {
+    schema(): PermissionSchemaResponse {
+      return SCHEMA;
+    },
+
+    me(principal: Principal, explain: boolean): MeResponse {
+      const { resolution, permissions } = principal;
+      const capabilities: MeResponse['capabilities'] = {};
+      for (const p of PERMISSIONS) (capabilities[p.module] ??= {})[p.code] = permissions.has(p.code);
+      const effective = resolution.effective;
+      const response: MeResponse = {
+        schemaVersion: SCHEMA_VERSION,
+        user_id: principal.userId,
+        entity_id: principal.entityId,
+        employee_id: principal.employeeId,
+        super_admin: resolution.superAdmin,
+        role: effective
+          ? { id: effective.roleId, name: effective.roleName, source: resolution.roleSource ?? 'employee', subscription_id: effective.subscriptionId }
+          : null,
+        permissions: [...permissions].sort(),
+        capabilities,
+      };
+      if (explain) {
+        response.explain = {
+          granted: [...resolution.reasons].sort(([a], [b]) => a.localeCompare(b)).map(([code, reason]) => ({ code, reason: toReasonBody(reason) })),
+          denied: [...resolution.denied].sort(([a], [b]) => a.localeCompare(b)).map(([code, d]) => ({ code, subscription_id: d.subscriptionId })),
+        };
+      }
+      return response;
+    },
+
+    async list(): Promise<PermissionListResponse> {
+      return { data: await listPermissionRecords(deps.db) };
+    },
+  };
+}
+export type PermissionService = ReturnType<typeof createPermissionService>;
+
+function toReasonBody(reason: GrantReason) {
+  switch (reason.source) {
+    case 'super_admin':
+      return { source: reason.source, subscription_id: reason.subscriptionId };
+    case 'role':
+      return { source: reason.source, role_id: reason.roleId, role_name: reason.roleName };
+    case 'allow_override':
+      return { source: reason.source, subscription_id: reason.subscriptionId };
+    case 'implied':
+      return { source: reason.source, by: reason.by };
+  }
+}

@@ -1,0 +1,31 @@
+import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { entity } from '../admin/entity.table.js';
+
+/** SPEC field registry values of `trigger.channel_type_code`. */
+export const channelTypeCode = pgEnum('channel_type_code', ['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm']);
+
+/**
+ * An entity's account on a messaging platform: a WhatsApp number (`external_account_id` is its
+ * `phone_number_id`), a Messenger page (page id) or an Instagram account (account id). Inbound events are
+ * routed to the entity that owns the receiving account.
+ */
+export const entityChannelAccount = pgTable(
+  'entity_channel_account',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    channelTypeCode: channelTypeCode().notNull(),
+    externalAccountId: text().notNull(),
+    displayName: text().notNull(),
+    phoneNumber: text(),
+    isActive: boolean().notNull().default(true),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('entity_channel_account_channel_type_code_external_account_id_uq').on(t.channelTypeCode, t.externalAccountId),
+    index('entity_channel_account_entity_id_idx').on(t.entityId),
+  ],
+);

@@ -1,0 +1,31 @@
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { entity } from '../admin/entity.table.js';
+import { crmGroup } from './group.table.js';
+
+/** A lead of a group; a lead with an `erp_id` is a client (SPEC: not a separate type). */
+export const lead = pgTable(
+  'lead',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    groupId: integer()
+      .notNull()
+      .references(() => crmGroup.id),
+    name: text().notNull(),
+    /** ERP client identifier; set means the lead is a client. */
+    erpId: text(),
+    email: text(),
+    phone: text(),
+    taxId: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('lead_entity_id_group_id_idx').on(t.entityId, t.groupId),
+    index('lead_entity_id_created_at_idx').on(t.entityId, t.createdAt, t.id),
+    uniqueIndex('lead_entity_id_erp_id_uq').on(t.entityId, t.erpId).where(sql`${t.erpId} is not null`),
+  ],
+);

@@ -1,0 +1,61 @@
+/**
+ * Turns a bearer token into a `Principal`: verifies the JWT, then re-reads membership and permissions
+ * from the database (one query), so a revoked membership or a permission change applies to the very next
+ * request. Shared by the HTTP guard and the realtime gateway.
+ */
+import type { Db } from '../../db/client.js';
+import { unauthorized } from '../errors.js';
+import { loadPrincipal } from '../permissions/permission-lookup.js';
+import { resolvePermissions, type Resolution } from '../permissions/resolve.js';
+import type { CrmTokenClaims, TokenService } from './jwt.js';
+
+export interface Principal {
+  userId: number;
+  email: string;
+  entityId: number;
+  employeeId: number;
+  erpUserId: number | null;
+  erpEmployeeId: number | null;
+  clientKind: string;
+  claims: CrmTokenClaims;
+  /** Token expiry, epoch seconds. */
+  expiresAt: number;
+  resolution: Resolution;
+  permissions: ReadonlySet<string>;
+}
+
+export interface Authenticator {
+  /** Throws 401 `invalid_token`, `token_expired` or `membership_revoked`. */
+  authenticate(token: string): Promise<Principal>;
+  /** Resolves a principal for a user and entity without a token (login, change-entity). */
+  principalFor(userId: number, entityId: number, clientKind: string): Promise<Omit<Principal, 'claims' | 'expiresAt'> | undefined>;
+}
+
+export function createAuthenticator(deps: { db: Db; tokens: TokenService }): Authenticator {
+  async function principalFor(userId: number, entityId: number, clientKind: string) {
+    const record = await loadPrincipal(deps.db, userId, entityId);
+    if (!record || record.employeeId === null) return undefined;
+    const resolution = resolvePermissions(record.subscriptions);
+    return {
+      userId: record.userId,
+      email: record.email,
+      entityId,
+      employeeId: record.employeeId,
+      erpUserId: record.erpUserId,
+      erpEmployeeId: record.erpEmployeeId,
+      clientKind,
+      resolution,
+      permissions: resolution.codes,
+    };
+  }
+  return {
+    principalFor,
+    async authenticate(token) {
+      const claims = await deps.tokens.verify(token);
+      const principal = await principalFor(claims.id, claims.entity_id, claims.client_kind);
+      if (!principal) throw unauthorized('membership_revoked', 'The user is no longer a member of this entity');
+      const exp = (claims as unknown as { exp: number }).exp;
+      return { ...principal, claims, expiresAt: exp };
+    },
+  };
+}

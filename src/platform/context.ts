@@ -1,0 +1,26 @@
+/**
+ * What every module receives at registration: explicit dependencies, no container (DESIGN "Layout").
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { Database, Db } from '../db/client.js';
+import type { EventBus } from './events/bus.js';
+import type { Queue } from './queue/queue.js';
+import type { TokenService } from './auth/jwt.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { ResolvedSecrets } from './secrets.js';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+  events: EventBus;
+  queue: Queue;
+  tokens: TokenService;
+  authenticator: Authenticator;
+  secrets: ResolvedSecrets;
+  log: FastifyBaseLogger;
+  /** Shared Redis connection when `REDIS_URL` is set. */
+  redis: Redis | undefined;
+}

@@ -1,0 +1,22 @@
+/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers). */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Database } from '../../db/client.js';
+import { AppError } from '../errors.js';
+
+const Status = Type.Object({ status: Type.String() });
+
+export async function healthRoutes(app: FastifyInstance, opts: { database: Database }): Promise<void> {
+  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async () => ({
+    status: 'ok',
+  }));
+  app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async (request) => {
+    try {
+      await opts.database.ping();
+    } catch (err) {
+      request.log.warn({ err }, 'database not reachable');
+      throw new AppError(503, 'not_ready', 'Service unavailable', 'The database is not reachable');
+    }
+    return { status: 'ready' };
+  });
+}

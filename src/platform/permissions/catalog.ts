@@ -1,0 +1,100 @@
+/**
+ * The permission catalogue: every code of SPEC "Permission codes (exact)", with its module, label and the
+ * codes it implies. This is the single source for the database seed, `/api/permissions/schema` and its
+ * ETag (`SCHEMA_VERSION`). Implication rules are in docs/decisions.md ("Permission implications").
+ */
+import { createHash } from 'node:crypto';
+
+export interface PermissionDefinition {
+  code: string;
+  module: PermissionModule;
+  label: string;
+  /** Codes granted together with this one (direct implications; the closure is computed). */
+  implies: string[];
+}
+
+export const PERMISSION_MODULES = [
+  { key: 'cartera', label: 'Cartera' },
+  { key: 'registros', label: 'Registros' },
+  { key: 'catalogo', label: 'Catalogo' },
+  { key: 'configuracion', label: 'Configuracion' },
+  { key: 'administracion', label: 'Administracion' },
+] as const;
+export type PermissionModule = (typeof PERMISSION_MODULES)[number]['key'];
+
+const def = (code: string, module: PermissionModule, label: string, implies: string[] = []): PermissionDefinition => ({
+  code,
+  module,
+  label,
+  implies,
+});
+
+export const PERMISSIONS: readonly PermissionDefinition[] = [
+  def('cartera.leads_list.view', 'cartera', 'View the leads portfolio'),
+  def('cartera.clients_list.view', 'cartera', 'View the clients portfolio'),
+  def('cartera.lead_detail.view', 'cartera', 'View lead detail'),
+  def('cartera.lead_detail.edit', 'cartera', 'Edit lead detail', ['cartera.lead_detail.view']),
+  def('cartera.client_detail.view', 'cartera', 'View client detail'),
+  def('cartera.client_detail.edit', 'cartera', 'Edit client detail', ['cartera.client_detail.view']),
+  def('cartera.seller_assignment', 'cartera', 'Assign a seller'),
+  def('cartera.export_excel', 'cartera', 'Export to a spreadsheet'),
+
+  def('groups.view', 'registros', 'View groups'),
+  def('groups.create', 'registros', 'Create groups', ['groups.view']),
+  def('groups.edit', 'registros', 'Edit groups', ['groups.view']),
+  def('leads.view', 'registros', 'View leads'),
+  def('leads.create', 'registros', 'Create leads', ['leads.view']),
+  def('leads.edit', 'registros', 'Edit leads', ['leads.view']),
+  def('contacts.view', 'registros', 'View contacts'),
+  def('contacts.create', 'registros', 'Create contacts', ['contacts.view']),
+  def('contacts.edit', 'registros', 'Edit contacts', ['contacts.view']),
+  def('group_assignments.manage', 'registros', 'Manage group assignments', ['groups.view']),
+  def('lead_assignments.manage', 'registros', 'Manage lead assignments', ['leads.view']),
+  def('contact_assignments.manage', 'registros', 'Manage contact assignments', ['contacts.view']),
+  def('entity_channel_accounts.view', 'registros', 'View channel accounts'),
+  def('entity_channel_accounts.create', 'registros', 'Create channel accounts', ['entity_channel_accounts.view']),
+  def('entity_channel_accounts.edit', 'registros', 'Edit channel accounts', ['entity_channel_accounts.view']),
+
+  def('catalog.view', 'catalogo', 'View the catalog'),
+  def('catalog.seller_change', 'catalogo', 'Change the seller in the catalog', ['catalog.view']),
+  def('orders.view', 'catalogo', 'View orders'),
+  def('orders.create', 'catalogo', 'Create orders', ['orders.view']),
+  def('quotes.view', 'catalogo', 'View quotes'),
+  def('quotes.create', 'catalogo', 'Create quotes', ['quotes.view']),
+
+  def('custom_field_types.view', 'configuracion', 'View custom field types'),
+  def('custom_field_groups.view', 'configuracion', 'View custom field groups'),
+  def('custom_field_groups.create', 'configuracion', 'Create custom field groups', ['custom_field_groups.view']),
+  def('custom_field_groups.edit', 'configuracion', 'Edit custom field groups', ['custom_field_groups.view']),
+  def('custom_fields.view', 'configuracion', 'View custom fields'),
+  def('custom_fields.create', 'configuracion', 'Create custom fields', ['custom_fields.view']),
+  def('custom_fields.edit', 'configuracion', 'Edit custom fields', ['custom_fields.view']),
+
+  def('roles.view', 'administracion', 'View roles'),
+  def('roles.create', 'administracion', 'Create roles', ['roles.view']),
+  def('roles.edit', 'administracion', 'Edit roles', ['roles.view']),
+  def('subscriptions.view', 'administracion', 'View subscriptions'),
+  def('subscriptions.create', 'administracion', 'Create subscriptions', ['subscriptions.view']),
+  def('subscriptions.edit', 'administracion', 'Edit subscriptions', ['subscriptions.view']),
+  def('permissions.catalog.view', 'administracion', 'View the permission catalogue'),
+  def('communications.command_palette.view', 'administracion', 'Use the communications command palette'),
+];
+
+export type PermissionCode = string;
+
+export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);
+const KNOWN = new Set(ALL_PERMISSION_CODES);
+
+/** Whether `code` is in the catalogue. */
+export function isPermissionCode(code: string): boolean {
+  return KNOWN.has(code);
+}
+
+/** Version of the catalogue for clients (SPEC "Versioning"): a hash of codes, labels, modules and implications. */
+export const SCHEMA_VERSION = createHash('sha256')
+  .update(JSON.stringify({ modules: PERMISSION_MODULES, permissions: PERMISSIONS }))
+  .digest('hex')
+  .slice(0, 16);
+
+/** Direct implications by code. */
+export const IMPLICATIONS: ReadonlyMap<string, readonly string[]> = new Map(PERMISSIONS.map((p) => [p.code, p.implies]));

@@ -1,0 +1,59 @@
+/**
+ * One database per test file: an in-memory PGlite by default, or a PostgreSQL database cloned from the
+ * migrated template when TEST_DATABASE_URL is set (see global-setup.ts). Drop it with `close()`.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { prepareDatabase } from '../../src/db/bootstrap.js';
+import { seedPermissionCatalog } from '../../src/modules/permissions/permission.repository.js';
+import { createDirectoryService } from '../../src/modules/admin/directory.service.js';
+import { withDatabaseName } from './pg-url.js';
+
+export interface TestDatabase {
+  database: Database;
+  /** PostgreSQL URL of this file's database (undefined on PGlite). */
+  url: string | undefined;
+  close(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  const template = inject('templateDatabase');
+  if (!baseUrl || !template) {
+    const database = await openDatabase({ dataDir: ':memory:' });
+    await prepareDatabase(database);
+    return { database, url: undefined, close: () => database.close() };
+  }
+  const name = `crm_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`create database ${name} template ${template}`);
+  await admin.end();
+  const url = withDatabaseName(baseUrl, name);
+  const database = await openDatabase({ url, poolSize: 10 });
+  return {
+    database,
+    url,
+    async close() {
+      await database.close();
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** Empties every application table and restores the permission catalogue and system roles. */
+export async function resetDatabase(database: Database): Promise<void> {
+  const { rows } = await database.executeSql(
+    `select string_agg(format('%I', tablename), ', ') as tables from pg_tables where schemaname = 'public' and tablename not like '\\_\\_%'`,
+    [],
+  );
+  const tables = rows[0]?.tables as string | null;
+  if (tables) await database.executeSql(`truncate ${tables} restart identity cascade`);
+  await seedPermissionCatalog(database.db);
+  await createDirectoryService(database.db).ensureSuperAdminRole();
+}
