@@ -1,0 +1,110 @@
+/**
+ * Shared benchmark tooling: start the real service on 127.0.0.1 (embedded PGlite, or PostgreSQL when
+ * DATABASE_URL is set), drive it with autocannon for a bounded time, and report req/s and latency.
+ * Figures are compared as ratios within one run: the machines are shared and noisy.
+ */
+import autocannon from 'autocannon';
+import { buildApp, type App } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openPreparedDatabase } from '../src/db/bootstrap.js';
+import type { Database } from '../src/db/client.js';
+
+export interface BenchServer {
+  app: App;
+  database: Database;
+  baseUrl: string;
+  /** `pglite` or `postgres`. */
+  kind: Database['kind'];
+  close(): Promise<void>;
+}
+
+/** Starts the service on an ephemeral port; `env` overrides configuration (e.g. DATABASE_URL). */
+export async function startServer(env: Record<string, string | undefined> = {}): Promise<BenchServer> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: ':memory:',
+    PORT: '0',
+    LOGIN_RATE_LIMIT_MAX: '1000000',
+    DATABASE_URL: process.env.DATABASE_URL,
+    ...env,
+  });
+  const database = await openPreparedDatabase(config);
+  const app = await buildApp({
+    config,
+    database,
+    secrets: { jwtSecret: 'bench-secret-bench-secret-bench-secret-01', erpSessionEncryptionKey: '1'.repeat(64), generated: [] },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    database,
+    baseUrl: `http://127.0.0.1:${port}`,
+    kind: database.kind,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+export interface Measurement {
+  title: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface MeasureOptions {
+  title: string;
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  /** Seconds; bounded so `npm run bench` always ends. */
+  durationSeconds?: number;
+}
+
+/** Runs autocannon against one URL (127.0.0.1 only) and summarizes it. */
+export async function measure(opts: MeasureOptions): Promise<Measurement> {
+  if (!/^http:\/\/127\.0\.0\.1[:/]/.test(opts.url)) throw new Error(`benchmarks target 127.0.0.1 only: ${opts.url}`);
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers ?? {},
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+    connections: opts.connections ?? 50,
+    duration: Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60),
+  });
+  return {
+    title: opts.title,
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** A markdown table of measurements with each req/s as a ratio of `baseline` (a title in the list). */
+export function table(measurements: Measurement[], baseline?: string): string {
+  const base = measurements.find((m) => m.title === baseline)?.requestsPerSecond;
+  const rows = measurements.map(
+    (m) =>
+      `| ${m.title} | ${m.requestsPerSecond.toFixed(0)} | ${m.p50Ms.toFixed(1)} | ${m.p99Ms.toFixed(1)} | ${base ? `${((m.requestsPerSecond / base) * 100).toFixed(0)}%` : ''} | ${m.non2xx + m.errors} |`,
+  );
+  return ['| scenario | req/s | p50 ms | p99 ms | vs baseline | errors |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** One section of bench/RESULTS.md, produced by a `bench/*.bench.ts` file. */
+export interface BenchSection {
+  title: string;
+  markdown: string;
+  /** Targets checked in this run; a false one is printed as FAILED but does not stop other sections. */
+  checks: { name: string; ok: boolean; detail: string }[];
+}
