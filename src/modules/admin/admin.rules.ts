@@ -7,7 +7,7 @@ import { forbidden, validationFailed } from '../../platform/errors.js';
 /** 400 `validation_failed` listing every code not in the catalogue. */
 export function assertKnownCodes(codes: readonly string[], field: string): void {
   const errors = codes.flatMap((code, i) => (isPermissionCode(code) ? [] : [{ field: `${field}/${i}`, message: `unknown permission code ${code}` }]));
-  if (errors.length > 0) throw validationFailed(errors, 'Unknown permission codes');
+  if (errors.length > 0) throw validationFailed(errors, `Unknown permission codes: ${codes.filter((c) => !isPermissionCode(c)).join(', ')}`);
 }
 
 /** 403 `super_admin_required` unless the caller is a super_admin (SPEC: only a super_admin grants super_admin). */
