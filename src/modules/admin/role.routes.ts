@@ -6,7 +6,9 @@ import type { RoleService } from './role.service.js';
 /** `/api/roles` (codes roles.*). */
 export const roleRoutes: FastifyPluginAsyncTypebox<{ service: RoleService }> = async (app, { service }) => {
   const tags = ['administration'];
-  app.get('/', { config: { auth: 'roles.view' }, schema: { tags, summary: 'List roles', response: { 200: RoleListResponse } } }, async (request) =>
+  app.get(
+    '',
+    { config: { auth: 'roles.view' }, schema: { tags, summary: 'List roles', response: { 200: RoleListResponse } } }, async (request) =>
     service.list(principalOf(request)),
   );
   app.get(
@@ -15,7 +17,7 @@ export const roleRoutes: FastifyPluginAsyncTypebox<{ service: RoleService }> = a
     async (request) => service.get(principalOf(request), request.params.id),
   );
   app.post(
-    '/',
+    '',
     { config: { auth: 'roles.create' }, schema: { tags, summary: 'Create a role', body: CreateRoleBody, response: { 201: RoleResponse } } },
     async (request, reply) => reply.code(201).send(await service.create(principalOf(request), request.body)),
   );

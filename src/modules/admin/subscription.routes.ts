@@ -14,7 +14,7 @@ import type { SubscriptionService } from './subscription.service.js';
 export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ service: SubscriptionService }> = async (app, { service }) => {
   const tags = ['administration'];
   app.get(
-    '/',
+    '',
     { config: { auth: 'subscriptions.view' }, schema: { tags, summary: 'List subscriptions', querystring: SubscriptionListQuery, response: { 200: SubscriptionListResponse } } },
     async (request) => service.list(principalOf(request), request.query),
   );
@@ -24,7 +24,7 @@ export const subscriptionRoutes: FastifyPluginAsyncTypebox<{ service: Subscripti
     async (request) => service.get(principalOf(request), request.params.id),
   );
   app.post(
-    '/',
+    '',
     { config: { auth: 'subscriptions.create' }, schema: { tags, summary: 'Create a subscription', body: CreateSubscriptionBody, response: { 201: SubscriptionResponse } } },
     async (request, reply) => reply.code(201).send(await service.create(principalOf(request), request.body)),
   );

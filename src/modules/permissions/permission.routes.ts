@@ -37,7 +37,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ service: PermissionSe
   );
 
   app.get(
-    '/',
+    '',
     { config: { auth: 'permissions.catalog.view' }, schema: { tags: ['permissions'], summary: 'Stored permission records', response: { 200: PermissionListResponse } } },
     async () => service.list(),
   );
