@@ -19,7 +19,11 @@ export interface BenchServer {
 }
 
 /** Starts the service on an ephemeral port; `env` overrides configuration (e.g. DATABASE_URL). */
-export async function startServer(env: Record<string, string | undefined> = {}): Promise<BenchServer> {
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+  /** Registers benchmark-only routes before the server listens. */
+  extraRoutes?: (app: App, database: Database) => void,
+): Promise<BenchServer> {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
@@ -35,6 +39,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     database,
     secrets: { jwtSecret: 'bench-secret-bench-secret-bench-secret-01', erpSessionEncryptionKey: '1'.repeat(64), generated: [] },
   });
+  extraRoutes?.(app, database);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -76,7 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events: createEventBus(app.log),
     queue: createQueue(deps.database, app.log),
     tokens,
-    authenticator: createAuthenticator({ db: deps.database.db, tokens }),
+    authenticator: createAuthenticator({ database: deps.database, tokens }),
     secrets: deps.secrets,
     log: app.log,
     redis: deps.redis,

@@ -24,6 +24,11 @@ export interface Database {
   url?: string;
   /** Raw SQL for libraries that bring their own SQL (pg-boss): `$1`-style parameters, returns rows. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  /**
+   * A hot-path query as a named prepared statement (PostgreSQL parses and plans it once per
+   * connection); on PGlite a plain parameterized query. `name` must be unique per distinct `text`.
+   */
+  preparedQuery<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -65,6 +70,9 @@ async function openPglite(dataDir: string): Promise<Database> {
       const result = await client.query<Record<string, unknown>>(text, values);
       return { rows: result.rows };
     },
+    async preparedQuery<T>(_name: string, text: string, values: unknown[]) {
+      return (await client.query<T>(text, values)).rows;
+    },
     async ping() {
       await client.query('select 1');
     },
@@ -85,6 +93,9 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     async executeSql(text, values) {
       const result = await pool.query<Record<string, unknown>>(text, values);
       return { rows: result.rows };
+    },
+    async preparedQuery<T>(name: string, text: string, values: unknown[]) {
+      return (await pool.query<T & pg.QueryResultRow>({ name, text, values })).rows;
     },
     async ping() {
       await pool.query('select 1');

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { PERMISSIONS, PERMISSION_MODULES } from '../../platform/permissions/catalog.js';
 
 export const PermissionItem = Type.Object({
   code: Type.String(),
@@ -24,6 +25,17 @@ const GrantReason = Type.Union([
   Type.Object({ source: Type.Literal('implied'), by: Type.String() }),
 ]);
 
+// Spelled out from the catalogue (not a free-form record) so clients see every key and serialization stays fast.
+const CapabilitiesSchema = Type.Object(
+  Object.fromEntries(
+    PERMISSION_MODULES.map((m) => [
+      m.key,
+      Type.Object(Object.fromEntries(PERMISSIONS.filter((p) => p.module === m.key).map((p) => [p.code, Type.Boolean()]))),
+    ]),
+  ),
+  { description: 'Every catalogue code by module key, true when held' },
+);
+
 export const MeResponse = Type.Object({
   schemaVersion: Type.String(),
   user_id: Type.Integer(),
@@ -35,9 +47,7 @@ export const MeResponse = Type.Object({
     Type.Null(),
   ]),
   permissions: Type.Array(Type.String(), { description: 'Effective codes, sorted' }),
-  capabilities: Type.Record(Type.String(), Type.Record(Type.String(), Type.Boolean()), {
-    description: 'Every catalogue code by module key, true when held',
-  }),
+  capabilities: CapabilitiesSchema,
   explain: Type.Optional(
     Type.Object({
       granted: Type.Array(Type.Object({ code: Type.String(), reason: GrantReason })),

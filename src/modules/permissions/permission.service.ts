@@ -26,7 +26,7 @@ export function createPermissionService(deps: { db: Db }) {
 
     me(principal: Principal, explain: boolean): MeResponse {
       const { resolution, permissions } = principal;
-      const capabilities: MeResponse['capabilities'] = {};
+      const capabilities: Record<string, Record<string, boolean>> = {};
       for (const p of PERMISSIONS) (capabilities[p.module] ??= {})[p.code] = permissions.has(p.code);
       const effective = resolution.effective;
       const response: MeResponse = {
@@ -39,7 +39,7 @@ export function createPermissionService(deps: { db: Db }) {
           ? { id: effective.roleId, name: effective.roleName, source: resolution.roleSource ?? 'employee', subscription_id: effective.subscriptionId }
           : null,
         permissions: [...permissions].sort(),
-        capabilities,
+        capabilities: capabilities as MeResponse['capabilities'],
       };
       if (explain) {
         response.explain = {

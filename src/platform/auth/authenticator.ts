@@ -3,7 +3,7 @@
  * from the database (one query), so a revoked membership or a permission change applies to the very next
  * request. Shared by the HTTP guard and the realtime gateway.
  */
-import type { Db } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import { unauthorized } from '../errors.js';
 import { loadPrincipal } from '../permissions/permission-lookup.js';
 import { resolvePermissions, type Resolution } from '../permissions/resolve.js';
@@ -31,9 +31,9 @@ export interface Authenticator {
   principalFor(userId: number, entityId: number, clientKind: string): Promise<Omit<Principal, 'claims' | 'expiresAt'> | undefined>;
 }
 
-export function createAuthenticator(deps: { db: Db; tokens: TokenService }): Authenticator {
+export function createAuthenticator(deps: { database: Database; tokens: TokenService }): Authenticator {
   async function principalFor(userId: number, entityId: number, clientKind: string) {
-    const record = await loadPrincipal(deps.db, userId, entityId);
+    const record = await loadPrincipal(deps.database, userId, entityId);
     if (!record || record.employeeId === null) return undefined;
     const resolution = resolvePermissions(record.subscriptions);
     return {

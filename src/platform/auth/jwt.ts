@@ -3,6 +3,7 @@
  * lifetime, exactly the SPEC payload fields and never any permission.
  */
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { unauthorized } from '../errors.js';
 
 export const TOKEN_LIFETIME_SECONDS = 8 * 60 * 60;
@@ -32,6 +33,9 @@ export interface TokenService {
 
 export function createTokenService(secret: string, lifetimeSeconds = TOKEN_LIFETIME_SECONDS): TokenService {
   const key = new TextEncoder().encode(secret);
+  // A token string verified once is the same signature next time: remember its claims until it expires,
+  // so the hot path skips the HMAC. Expiry is still checked on every hit.
+  const verified = new LRUCache<string, CrmTokenClaims & { exp: number }>({ max: 10_000 });
   return {
     async sign(claims) {
       const token = await new SignJWT({ ...claims })
@@ -43,9 +47,18 @@ export function createTokenService(secret: string, lifetimeSeconds = TOKEN_LIFET
       return { token, expiresIn: lifetimeSeconds };
     },
     async verify(token) {
+      const cached = verified.get(token);
+      if (cached) {
+        if (cached.exp * 1000 <= Date.now()) {
+          verified.delete(token);
+          throw unauthorized('token_expired', 'The token has expired');
+        }
+        return cached;
+      }
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'] });
         if (!isClaims(payload)) throw unauthorized('invalid_token', 'The token payload is not a CRM session');
+        verified.set(token, payload as unknown as CrmTokenClaims & { exp: number });
         return payload;
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) throw unauthorized('token_expired', 'The token has expired');

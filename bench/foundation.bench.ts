@@ -1,0 +1,38 @@
+/**
+ * Issue "Service foundation" benchmark: the cost of authentication and permission resolution measured
+ * against the physical floor of a route that must touch the database (one raw primary-key SELECT through
+ * the driver) and a bare Fastify route. Target on PostgreSQL: `GET /api/permissions/me` >= 70% of the
+ * raw-SELECT route's req/s.
+ */
+import { seedDemo } from '../src/db/demo-seed.js';
+import { claimsFor } from '../src/modules/auth/auth.service.js';
+import { measure, startServer, table, type BenchSection } from './lib.js';
+
+export async function run(): Promise<BenchSection> {
+  const server = await startServer({}, (app, database) => {
+    app.get('/bench/hello', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ hello: 'world' }));
+    app.get('/bench/select', { config: { auth: 'none' }, schema: { hide: true } }, async () => {
+      const { rows } = await database.executeSql('select id, email, name from app_user where id = $1', [1]);
+      return rows[0];
+    });
+  });
+  try {
+    const demo = await seedDemo(server.database.db);
+    const principal = await server.app.ctx.authenticator.principalFor(demo.admin.sellerUserId, 1, 'web');
+    const { token } = await server.app.ctx.tokens.sign(claimsFor(principal!));
+    const base = server.baseUrl;
+    const results = [];
+    results.push(await measure({ title: 'hello world (no database)', url: `${base}/bench/hello` }));
+    results.push(await measure({ title: 'raw primary-key SELECT', url: `${base}/bench/select` }));
+    results.push(await measure({ title: 'GET /api/permissions/me (JWT + membership + permissions)', url: `${base}/api/permissions/me`, headers: { authorization: `Bearer ${token}` } }));
+    const [, select, me] = results;
+    const ratio = me!.requestsPerSecond / select!.requestsPerSecond;
+    return {
+      title: `Foundation: authentication and permission resolution (${server.kind})`,
+      markdown: `${table(results, 'raw primary-key SELECT')}\n\nAuthenticated, permission-resolved route at **${(ratio * 100).toFixed(0)}%** of the raw-SELECT route (target on PostgreSQL: >= 70%).`,
+      checks: server.kind === 'postgres' ? [{ name: 'permissions/me >= 70% of raw SELECT (PostgreSQL)', ok: ratio >= 0.7, detail: `${(ratio * 100).toFixed(0)}%` }] : [],
+    };
+  } finally {
+    await server.close();
+  }
+}
