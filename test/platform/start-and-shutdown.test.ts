@@ -23,8 +23,8 @@ async function start(): Promise<Running> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);

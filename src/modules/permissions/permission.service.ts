@@ -39,7 +39,7 @@ export function createPermissionService(deps: { db: Db }) {
           ? { id: effective.roleId, name: effective.roleName, source: resolution.roleSource ?? 'employee', subscription_id: effective.subscriptionId }
           : null,
         permissions: [...permissions].sort(),
-        capabilities: capabilities as MeResponse['capabilities'],
+        capabilities: capabilities,
       };
       if (explain) {
         response.explain = {
