@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestContext } from '../helpers/test-app.js';
+import { bearer } from '../helpers/factories.js';
+import { seedDemo } from '../../src/db/demo-seed.js';
+import { runCommand } from '../../src/cli/index.js';
+import { ALL_PERMISSION_CODES } from '../../src/platform/permissions/catalog.js';
+
+let t: TestContext;
+beforeAll(async () => {
+  t = await createTestApp();
+  await seedDemo(t.database.db);
+});
+afterAll(async () => t.close());
+
+async function loginAndMe(email: string, password: string, entityId: number) {
+  const login = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password, entity_id: entityId } });
+  expect(login.statusCode).toBe(200);
+  return (await t.app.inject({ url: '/api/permissions/me', headers: bearer(login.json().access_token) })).json();
+}
+
+describe('demo data', () => {
+  it('gives the demo admin every code in both entities', async () => {
+    for (const entityId of [1, 2]) expect((await loginAndMe('admin@example.com', 'admin123', entityId)).permissions).toEqual([...ALL_PERMISSION_CODES].sort());
+  });
+
+  it('gives the demo seller exactly the seller role codes plus their implications', async () => {
+    const me = await loginAndMe('seller@example.com', 'seller123', 1);
+    expect(me.permissions).toEqual(['cartera.leads_list.view', 'contacts.view', 'groups.view', 'leads.create', 'leads.view']);
+    expect(me.role).toMatchObject({ name: 'seller', source: 'employee' });
+  });
+
+  it('keeps the seller out of the second company', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'seller@example.com', password: 'seller123', entity_id: 2 } });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('can be loaded twice without duplicating anything', async () => {
+    await seedDemo(t.database.db);
+    const { rows } = await t.database.executeSql('select count(*)::int as n from app_user', []);
+    expect(rows[0]!.n).toBe(2);
+  });
+});
+
+describe('operator CLI', () => {
+  it('provisions an entity, a user, a membership, a role and a subscription that can log in', async () => {
+    const db = t.database.db;
+    expect(await runCommand(db, 'entity:create', ['--name', 'Acme', '--id', '30'])).toBe('entity 30: Acme');
+    await runCommand(db, 'user:create', ['--email', 'Ana@Acme.com', '--name', 'Ana', '--password', 's3cret']);
+    await runCommand(db, 'employee:create', ['--email', 'ana@acme.com', '--entity', '30']);
+    await runCommand(db, 'role:create', ['--name', 'clerk', '--entity', '30', '--permissions', 'groups.edit,leads.view']);
+    await runCommand(db, 'subscription:create', ['--role', 'clerk', '--employee-email', 'ana@acme.com', '--entity', '30', '--deny', 'leads.view']);
+    const me = await loginAndMe('ana@acme.com', 's3cret', 30);
+    expect(me.permissions).toEqual(['groups.edit', 'groups.view']);
+  });
+
+  it('refuses unknown permission codes and unknown commands', async () => {
+    await expect(runCommand(t.database.db, 'role:create', ['--name', 'x', '--entity', '1', '--permissions', 'leads.fly'])).rejects.toThrow(/leads\.fly/);
+    await expect(runCommand(t.database.db, 'nope', [])).rejects.toThrow(/unknown command/);
+  });
+});
