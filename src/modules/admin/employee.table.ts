@@ -1,5 +1,5 @@
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from './entity.table.js';
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { appUser } from './user.table.js';
 
 /**
@@ -9,18 +9,15 @@ import { appUser } from './user.table.js';
 export const employee = pgTable(
   'employee',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     userId: integer()
       .notNull()
       .references(() => appUser.id),
     name: text().notNull(),
     erpEmployeeId: integer(),
     isActive: boolean().notNull().default(true),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [
     uniqueIndex('employee_user_id_entity_id_uq').on(t.userId, t.entityId),

@@ -1,4 +1,5 @@
-import { integer, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { integer, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
 import { entity } from './entity.table.js';
 import { permission } from '../permissions/permission.table.js';
 
@@ -9,12 +10,11 @@ import { permission } from '../permissions/permission.table.js';
 export const role = pgTable(
   'role',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    id: idColumn(),
     entityId: integer().references(() => entity.id),
     name: text().notNull(),
     description: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [unique('role_entity_id_name_uq').on(t.entityId, t.name).nullsNotDistinct()],
 );

@@ -1,5 +1,6 @@
+import { idColumn, timestampColumns } from '../../db/columns.js';
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgEnum, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { entity } from './entity.table.js';
 import { appUser } from './user.table.js';
 import { employee } from './employee.table.js';
@@ -15,15 +16,14 @@ export const overrideEffect = pgEnum('override_effect', ['ALLOW', 'DENY']);
 export const subscription = pgTable(
   'subscription',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    id: idColumn(),
     employeeId: integer().references(() => employee.id, { onDelete: 'cascade' }),
     userId: integer().references(() => appUser.id, { onDelete: 'cascade' }),
     entityId: integer().references(() => entity.id),
     roleId: integer()
       .notNull()
       .references(() => role.id),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [
     check(
