@@ -24,6 +24,10 @@ export const erpSessionRoutes: FastifyPluginAsyncTypebox<{ service: ErpSessionSe
     '/sync',
     {
       config: { auth: 'jwt' },
+      // A sync without a body is valid: the stored credentials are used.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: { tags: ['auth'], summary: 'Force a server-side reconcile of the ERP session', body: SyncBody, response },
     },
     async (request) => service.sync(scopeOf(request), principalOf(request).email, request.body?.erp_access_token),
