@@ -26,7 +26,7 @@ export interface ErpSimulatorControls {
   rejectGraphqlJwt: boolean;
   /** When set, the ERP reports this entity as selected for every user. */
   selectedEntityOverride: number | null;
-  /** Calls per endpoint (`sessions`, `profile`, `memberships`, `graphql_tokens`, `userinfo`, `write`) and per GraphQL field (`gql:<field>`). */
+  /** Every HTTP request as `http:<METHOD> <path>` (failed ones too); calls per endpoint (`sessions`, `profile`, `memberships`, `graphql_tokens`, `userinfo`, `write`) and per GraphQL field (`gql:<field>`). */
   counts: Record<string, number>;
   /** Every GraphQL JWT issued so far (tests assert none leaks into a CRM response). */
   issuedJwts: string[];
@@ -87,6 +87,7 @@ export async function startErpSimulator(options: ErpSimulatorOptions = {}): Prom
   const app = Fastify({ logger: false, forceCloseConnections: true });
 
   app.addHook('onRequest', async (request, reply) => {
+    count(`http:${request.method} ${request.url.split('?')[0]}`);
     if (controls.latencyMs > 0) await new Promise((r) => setTimeout(r, controls.latencyMs));
     if (controls.hang) {
       await new Promise<void>((resolve) => {
