@@ -52,6 +52,19 @@ export interface ErpSimulatorOptions {
   data?: ErpData;
 }
 
+/** Port of the demo simulator: the service's default ERP_URL, ERP_STAGING_URL and AUTH_ERP point here. */
+export const DEMO_ERP_PORT = 4100;
+
+/** Environment that points the service at a simulator (for `npm run demo` and benchmarks). */
+export function erpEnvFor(url: string): Record<string, string> {
+  return { ERP_URL: url, ERP_STAGING_URL: url, AUTH_ERP: url };
+}
+
+/** The demo simulator on 127.0.0.1:4100 with the demo data set (users, entities, clients, invoices). */
+export async function startDemoErpSimulator(port = DEMO_ERP_PORT): Promise<ErpSimulator> {
+  return startErpSimulator({ port, data: createDemoErpData() });
+}
+
 const DEFAULTS = { latencyMs: 0, failStatus: null, failPaths: null, hang: false, graphqlJwtLifetimeSeconds: 3600, rejectGraphqlJwt: false, selectedEntityOverride: null };
 
 /** Starts the simulator; `url` is its base (use it as ERP_URL, ERP_STAGING_URL and AUTH_ERP). */
