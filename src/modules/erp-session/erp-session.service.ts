@@ -1,5 +1,5 @@
 /**
- * The ERP session (SPEC "ERP session snapshot", "ERP session security", docs/erp-session-states.md):
+ * The ERP session (SPEC "ERP session snapshot", "ERP session security", docs/api/erp-session.md "State machine"):
  * obtaining ERP credentials at login, reconciling and storing the encrypted session per
  * (user, entity, client kind), the snapshot, refresh of a due GraphQL JWT (once, even under concurrent
  * requests), and the ERP-backed access check used by the module guard.

@@ -1,5 +1,5 @@
 /**
- * The ERP session state machine (SPEC "ERP session status", docs/erp-session-states.md) as pure
+ * The ERP session state machine (SPEC "ERP session status", docs/api/erp-session.md "State machine") as pure
  * functions over the decrypted record: status at an instant, refresh timing and the public snapshot.
  */
 import type { ErpSessionSnapshot } from '../auth/erp-session.schemas.js';
