@@ -13,9 +13,9 @@ export async function startTestErp(): Promise<ErpSimulator> {
   return startErpSimulator({ data: createEmptyErpData() });
 }
 
-/** App env for the simulator: every ERP URL at it, 300 ms timeouts. */
+/** App env for the simulator: every ERP URL at it, 1 s timeouts (generous for a loaded machine). */
 export function erpEnv(sim: ErpSimulator, extra: Record<string, string> = {}): Record<string, string> {
-  return { ERP_URL: sim.url, ERP_STAGING_URL: sim.url, AUTH_ERP: sim.url, ERP_TIMEOUT_MS: '300', LOGIN_RATE_LIMIT_MAX: '1000', ...extra };
+  return { ERP_URL: sim.url, ERP_STAGING_URL: sim.url, AUTH_ERP: sim.url, ERP_TIMEOUT_MS: '1000', LOGIN_RATE_LIMIT_MAX: '1000', ...extra };
 }
 
 /** Gives a CRM entity an ERP id and registers that entity in the simulator. */
