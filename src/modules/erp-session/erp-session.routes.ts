@@ -15,8 +15,9 @@ export function scopeOf(request: FastifyRequest): ErpSessionScope {
 /** `/api/auth/erp-session*` (SPEC "Authentication and session"). */
 export const erpSessionRoutes: FastifyPluginAsyncTypebox<{ service: ErpSessionService }> = async (app, { service }) => {
   const response = { 200: ErpSessionSnapshot };
+  // '' (not '/') so the path is exactly /api/auth/erp-session.
   app.get(
-    '/',
+    '',
     { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'The ERP session snapshot (never the GraphQL JWT)', response } },
     async (request) => service.snapshot(scopeOf(request)),
   );
@@ -33,7 +34,7 @@ export const erpSessionRoutes: FastifyPluginAsyncTypebox<{ service: ErpSessionSe
     async (request) => service.sync(scopeOf(request), principalOf(request).email, request.body?.erp_access_token),
   );
   app.delete(
-    '/',
+    '',
     { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'Clear the ERP session (the CRM token stays valid)', response } },
     async (request) => service.clear(scopeOf(request)),
   );
