@@ -22,6 +22,9 @@ import { createEventBus } from './platform/events/bus.js';
 import { createQueue } from './platform/queue/queue.js';
 import { healthRoutes } from './platform/http/health.routes.js';
 import { registerAuthModule } from './modules/auth/index.js';
+import { registerErpSessionModule } from './modules/erp-session/index.js';
+import { registerCatalogsModule } from './modules/catalogs/index.js';
+import { registerInvoicesModule } from './modules/invoices/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
 import { registerAdminModule } from './modules/admin/index.js';
 
@@ -111,9 +114,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { database: deps.database });
 
-  await registerAuthModule(app, ctx);
+  const erpModule = await registerErpSessionModule(app, ctx);
+  await registerAuthModule(app, ctx, erpModule.sessions);
   await registerPermissionsModule(app, ctx);
   await registerAdminModule(app, ctx);
+  await registerCatalogsModule(app, ctx, erpModule);
+  await registerInvoicesModule(app, ctx, erpModule);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());

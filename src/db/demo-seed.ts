@@ -5,14 +5,17 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './client.js';
 import { seedAdminDemo, type AdminDemo } from '../modules/admin/demo.seed.js';
+import { seedInvoicesDemo, type InvoicesDemo } from '../modules/invoices/demo.seed.js';
 
 export interface DemoSummary {
   admin: AdminDemo;
+  invoices: InvoicesDemo;
 }
 
 export async function seedDemo(db: Db): Promise<DemoSummary> {
   const admin = await seedAdminDemo(db);
-  return { admin };
+  const invoices = await seedInvoicesDemo(db);
+  return { admin, invoices };
 }
 
 /** Lines a person reads after seeding: who can log in where. */
@@ -21,6 +24,7 @@ export function describeDemo(summary: DemoSummary): string {
     'Demo data ready:',
     ...summary.admin.entities.map((e) => `  entity ${e.id}: ${e.name}`),
     ...summary.admin.logins.map((l) => `  login ${l.email} / ${l.password} (${l.note})`),
+    ...summary.invoices.groups.map((g) => `  entity ${g.entityId}: group ${g.groupId} "${g.name}" has ERP invoices (GET /groups/${g.groupId}/invoices)`),
   ].join('\n');
 }
 

@@ -13,3 +13,5 @@ export * from '../modules/records/lead.table.js';
 export * from '../modules/records/contact.table.js';
 export * from '../modules/records/entity-channel-account.table.js';
 export * from '../modules/records/assignment.table.js';
+export * from '../modules/erp-session/erp-session.table.js';
+export * from '../modules/catalogs/catalog-cache.table.js';

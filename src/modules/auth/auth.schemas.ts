@@ -6,6 +6,9 @@ export const LoginBody = Type.Object(
     email: Type.String({ minLength: 3, maxLength: 320 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     entity_id: Type.Integer({ minimum: 1 }),
+    erp_access_token: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 4096, description: 'OAuth access token of the ERP provider (SPEC "Login flow" step 2); optional' }),
+    ),
   },
   { additionalProperties: false },
 );

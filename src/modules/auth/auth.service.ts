@@ -6,32 +6,71 @@
 import type { Db } from '../../db/client.js';
 import type { Authenticator, Principal } from '../../platform/auth/authenticator.js';
 import type { CrmTokenClaims, TokenService } from '../../platform/auth/jwt.js';
-import { verifyPassword } from '../../platform/auth/password.js';
-import { forbidden, unauthorized } from '../../platform/errors.js';
+import { hashPassword, verifyPassword } from '../../platform/auth/password.js';
+import { badRequest, forbidden, unauthorized } from '../../platform/errors.js';
 import { missingErpSession, type ErpSessionSnapshot } from './erp-session.schemas.js';
 import type { LoginBody, MyEntitiesResponse, TokenResponse } from './auth.schemas.js';
-import { findUserByEmail, findUserById, listMemberships } from './auth.repository.js';
+import { findUserByEmail, findUserById, listMemberships, setPasswordHash } from './auth.repository.js';
 
 export const WEB_CLIENT_KIND = 'web';
 
-/** Reconciles the ERP session at login; best effort, never blocks the CRM login. */
-export type ErpSessionReconciler = (input: {
+/** A session scope as the ERP session module keys it. */
+export interface ErpScope {
   userId: number;
   entityId: number;
   clientKind: string;
+}
+
+/** ERP credentials confirmed at login (opaque to this module). */
+export interface ErpLoginCredentials {
   email: string;
-  password: string;
-}) => Promise<ErpSessionSnapshot>;
+  apiKey: string;
+}
+
+/**
+ * What login needs from the ERP integration (src/modules/erp-session). Every call is best effort and
+ * never throws for ERP reasons: an unreachable ERP never blocks a CRM login.
+ */
+export interface ErpLoginBridge {
+  loginCredentials(input: { email: string; password: string; erpAccessToken?: string | undefined }): Promise<{ creds: ErpLoginCredentials | undefined; reachable: boolean }>;
+  reconcileMemberships(user: { id: number; name: string }, creds: ErpLoginCredentials): Promise<unknown>;
+  reconcileAtLogin(scope: ErpScope, creds: ErpLoginCredentials | undefined, skipErp: boolean): Promise<ErpSessionSnapshot>;
+  reconcileOnEntitySwitch(from: ErpScope, to: ErpScope): Promise<ErpSessionSnapshot>;
+}
+
+/**
+ * Hook run after a successful login or entity switch when COMMUNICATIONS_AUTO_LOGIN_ON_AUTH is true
+ * (the communications module plugs its auto-login here). Failures are logged, never block the login.
+ */
+export type AuthenticatedHook = (event: { userId: number; entityId: number; clientKind: string; reason: 'login' | 'change_entity' }) => Promise<void>;
+
+/** Shortest password accepted when AUTH_ALLOW_FIRST_LOGIN_PASSWORD_BOOTSTRAP sets it. */
+export const BOOTSTRAP_MIN_PASSWORD_LENGTH = 8;
 
 export interface AuthServiceDeps {
   db: Db;
   tokens: TokenService;
   authenticator: Authenticator;
-  /** Filled by the ERP integration; until then the snapshot is `missing`. */
-  reconcileErpSession?: ErpSessionReconciler;
+  /** The ERP integration; without it the ERP session is always `missing`. */
+  erp?: ErpLoginBridge;
+  /** AUTH_ALLOW_FIRST_LOGIN_PASSWORD_BOOTSTRAP. */
+  allowFirstLoginPasswordBootstrap?: boolean;
+  /** Called when COMMUNICATIONS_AUTO_LOGIN_ON_AUTH is true (`autoLoginOnAuth`). */
+  onAuthenticated?: AuthenticatedHook;
+  autoLoginOnAuth?: boolean;
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
+  async function afterAuthenticated(event: Parameters<AuthenticatedHook>[0]): Promise<void> {
+    if (!deps.autoLoginOnAuth || !deps.onAuthenticated) return;
+    try {
+      await deps.onAuthenticated(event);
+    } catch (err) {
+      deps.log?.warn({ err }, 'post-authentication hook failed');
+    }
+  }
+
   async function issueToken(userId: number, name: string, entityId: number, clientKind: string, erpSession: ErpSessionSnapshot): Promise<TokenResponse> {
     const principal = await deps.authenticator.principalFor(userId, entityId, clientKind);
     if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${entityId}`);
@@ -56,24 +95,54 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
-    /** POST /api/auth/login. */
+    /**
+     * POST /api/auth/login (SPEC "Login flow"). The CRM password decides; the ERP is asked who the user
+     * is (OAuth token or e-mail + password) to reconcile memberships and the ERP session, best effort.
+     * A user without a password may set it on first login when the bootstrap flag is on and the ERP
+     * confirms the user (docs/decisions/erp.md).
+     */
     async login(body: LoginBody): Promise<TokenResponse> {
       const user = await findUserByEmail(deps.db, body.email);
-      const ok = await verifyPassword(user?.passwordHash, body.password);
-      if (!user || !ok) throw unauthorized('invalid_credentials', 'E-mail or password is incorrect');
+      const invalid = () => unauthorized('invalid_credentials', 'E-mail or password is incorrect');
+      const erpInput = { email: body.email, password: body.password, erpAccessToken: body.erp_access_token };
+      let erpLogin: Awaited<ReturnType<ErpLoginBridge['loginCredentials']>> | undefined;
+      if (user && user.passwordHash === null && deps.allowFirstLoginPasswordBootstrap && deps.erp) {
+        erpLogin = await deps.erp.loginCredentials(erpInput);
+        if (!erpLogin.creds) throw invalid();
+        if (body.password.length < BOOTSTRAP_MIN_PASSWORD_LENGTH) {
+          throw badRequest('password_too_short', `The first password must have at least ${BOOTSTRAP_MIN_PASSWORD_LENGTH} characters`);
+        }
+        await setPasswordHash(deps.db, user.id, await hashPassword(body.password));
+      } else {
+        const ok = await verifyPassword(user?.passwordHash, body.password);
+        if (!user || !ok) throw invalid();
+        erpLogin = deps.erp ? await deps.erp.loginCredentials(erpInput) : undefined;
+      }
+      if (deps.erp && erpLogin?.creds) await deps.erp.reconcileMemberships({ id: user.id, name: user.name }, erpLogin.creds);
       const principal = await deps.authenticator.principalFor(user.id, body.entity_id, WEB_CLIENT_KIND);
       if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${body.entity_id}`);
-      const erpSession = deps.reconcileErpSession
-        ? await deps.reconcileErpSession({ userId: user.id, entityId: body.entity_id, clientKind: WEB_CLIENT_KIND, email: user.email, password: body.password })
+      const scope = { userId: user.id, entityId: body.entity_id, clientKind: WEB_CLIENT_KIND };
+      const erpSession = deps.erp
+        ? await deps.erp.reconcileAtLogin(scope, erpLogin?.creds, erpLogin?.reachable === false)
         : missingErpSession(body.entity_id, WEB_CLIENT_KIND);
-      return issueToken(user.id, user.name, body.entity_id, WEB_CLIENT_KIND, erpSession);
+      const response = await issueToken(user.id, user.name, body.entity_id, WEB_CLIENT_KIND, erpSession);
+      await afterAuthenticated({ ...scope, reason: 'login' });
+      return response;
     },
 
-    /** POST /api/auth/change-entity: a new token for another entity the user belongs to. */
+    /** POST /api/auth/change-entity: a new token for another entity, with that entity's ERP session reconciled. */
     async changeEntity(caller: Principal, entityId: number): Promise<TokenResponse> {
       const user = await findUserById(deps.db, caller.userId);
       if (!user) throw unauthorized('invalid_token', 'The user no longer exists');
-      return issueToken(user.id, user.name, entityId, caller.clientKind, missingErpSession(entityId, caller.clientKind));
+      const principal = await deps.authenticator.principalFor(user.id, entityId, caller.clientKind);
+      if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${entityId}`);
+      const to = { userId: user.id, entityId, clientKind: caller.clientKind };
+      const erpSession = deps.erp
+        ? await deps.erp.reconcileOnEntitySwitch({ userId: user.id, entityId: caller.entityId, clientKind: caller.clientKind }, to)
+        : missingErpSession(entityId, caller.clientKind);
+      const response = await issueToken(user.id, user.name, entityId, caller.clientKind, erpSession);
+      await afterAuthenticated({ ...to, reason: 'change_entity' });
+      return response;
     },
 
     /** GET /api/auth/my-entities. */

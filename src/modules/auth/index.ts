@@ -2,11 +2,23 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { createLoginThrottle } from '../../platform/http/login-throttle.js';
 import { authRoutes } from './auth.routes.js';
-import { createAuthService, type AuthService } from './auth.service.js';
+import { createAuthService, type AuthService, type ErpLoginBridge } from './auth.service.js';
 
-/** Registers `/api/auth/*`; returns the service so other modules (ERP) can extend login. */
-export async function registerAuthModule(app: FastifyInstance, ctx: AppContext): Promise<AuthService> {
-  const service = createAuthService({ db: ctx.db, tokens: ctx.tokens, authenticator: ctx.authenticator });
+/**
+ * Registers `/api/auth/*`; returns the service. `erp` (the ERP session module) adds ERP validation,
+ * membership reconciliation and the ERP session to login. COMMUNICATIONS_AUTO_LOGIN_ON_AUTH: the
+ * communications module passes its auto-login as `onAuthenticated` here (not wired yet).
+ */
+export async function registerAuthModule(app: FastifyInstance, ctx: AppContext, erp?: ErpLoginBridge): Promise<AuthService> {
+  const service = createAuthService({
+    db: ctx.db,
+    tokens: ctx.tokens,
+    authenticator: ctx.authenticator,
+    ...(erp ? { erp } : {}),
+    allowFirstLoginPasswordBootstrap: ctx.config.auth.allowFirstLoginPasswordBootstrap,
+    autoLoginOnAuth: ctx.config.communications.autoLoginOnAuth,
+    log: ctx.log,
+  });
   await app.register(authRoutes, { prefix: '/api/auth', service, throttle: createLoginThrottle({ ...ctx.config.loginRateLimit, redis: ctx.redis }) });
   return service;
 }

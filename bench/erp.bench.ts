@@ -1,0 +1,80 @@
+/**
+ * ERP catalogs benchmark: with the ERP simulator and the service running, warm the catalog cache, then
+ * measure the authenticated `GET /api/permissions/me` and `GET /catalogs/currencies` side by side in the
+ * same run (alternating rounds, medians, against the shared machine's bursts of load). Target: memory-level catalog reads >= 90% of /permissions/me
+ * req/s, i.e. the cache adds nothing measurable over authentication.
+ */
+import { measure, startServer, table, type BenchSection, type Measurement } from './lib.js';
+import { erpEnvFor, startErpSimulator } from '../sim/erp/server.js';
+import { seedDemo } from '../src/db/demo-seed.js';
+
+const ME = 'GET /api/permissions/me';
+const CURRENCIES = 'GET /catalogs/currencies (memory hit)';
+
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Median req/s and latencies of several runs; errors summed. */
+function median(title: string, runs: Measurement[]): Measurement {
+  return {
+    title,
+    requestsPerSecond: medianOf(runs.map((m) => m.requestsPerSecond)),
+    p50Ms: medianOf(runs.map((m) => m.p50Ms)),
+    p99Ms: medianOf(runs.map((m) => m.p99Ms)),
+    non2xx: runs.reduce((s, m) => s + m.non2xx, 0),
+    errors: runs.reduce((s, m) => s + m.errors, 0),
+  };
+}
+
+export async function run(): Promise<BenchSection> {
+  const sim = await startErpSimulator();
+  const server = await startServer(erpEnvFor(sim.url));
+  try {
+    await seedDemo(server.database.db);
+    const login = await fetch(`${server.baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com', password: 'admin123', entity_id: 1 }),
+    });
+    const body = (await login.json()) as { access_token: string; erp_session: { status: string } };
+    if (body.erp_session.status !== 'ready') throw new Error(`ERP session not ready: ${body.erp_session.status}`);
+    const headers = { authorization: `Bearer ${body.access_token}` };
+    for (let i = 0; i < 3; i++) {
+      const warm = await fetch(`${server.baseUrl}/catalogs/currencies`, { headers });
+      if (warm.status !== 200) throw new Error(`catalog warm-up failed: ${warm.status}`);
+    }
+    const seconds = Math.min(Number(process.env.BENCH_SECONDS ?? 4), 8);
+    const me = () => measure({ title: ME, url: `${server.baseUrl}/api/permissions/me`, headers, durationSeconds: seconds, connections: 20 });
+    const cur = () => measure({ title: CURRENCIES, url: `${server.baseUrl}/catalogs/currencies`, headers, durationSeconds: seconds, connections: 20 });
+    // Alternating rounds (AB, BA, AB, BA) and medians: the machines are shared and load comes in bursts.
+    const meRuns: Measurement[] = [];
+    const curRuns: Measurement[] = [];
+    for (let round = 0; round < 4; round++) {
+      if (round % 2 === 0) {
+        meRuns.push(await me());
+        curRuns.push(await cur());
+      } else {
+        curRuns.push(await cur());
+        meRuns.push(await me());
+      }
+    }
+    const results = [median(ME, meRuns), median(CURRENCIES, curRuns)];
+    const ratio = results[1]!.requestsPerSecond / results[0]!.requestsPerSecond;
+    const ok = ratio >= 0.9 && results.every((m) => m.non2xx + m.errors === 0);
+    return {
+      title: `ERP catalogs (${server.kind})`,
+      markdown: [
+        `Catalog reads from the memory level next to the authenticated permissions route (20 connections, 4 alternating rounds of ${seconds} s per route, medians).`,
+        '',
+        table(results, ME),
+      ].join('\n'),
+      checks: [{ name: 'catalog memory hits >= 90% of GET /api/permissions/me req/s', ok, detail: `${(ratio * 100).toFixed(0)}%` }],
+    };
+  } finally {
+    await server.close();
+    await sim.close();
+  }
+}

@@ -1,0 +1,37 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { entity } from '../admin/entity.table.js';
+import { erpSession } from './erp-session.table.js';
+
+export interface ErpSessionScope {
+  userId: number;
+  entityId: number;
+  clientKind: string;
+}
+
+const inScope = (scope: ErpSessionScope) =>
+  and(eq(erpSession.entityId, scope.entityId), eq(erpSession.userId, scope.userId), eq(erpSession.clientKind, scope.clientKind));
+
+/** The sealed record of the scope, if any. */
+export async function findSealed(db: Db, scope: ErpSessionScope): Promise<string | undefined> {
+  const [row] = await db.select({ sealed: erpSession.sealed }).from(erpSession).where(inScope(scope)).limit(1);
+  return row?.sealed;
+}
+
+/** Inserts or replaces the sealed record of the scope. */
+export async function saveSealed(db: Db, scope: ErpSessionScope, sealed: string): Promise<void> {
+  await db
+    .insert(erpSession)
+    .values({ ...scope, sealed })
+    .onConflictDoUpdate({ target: [erpSession.userId, erpSession.entityId, erpSession.clientKind], set: { sealed, updatedAt: sql`now()` } });
+}
+
+export async function deleteSealed(db: Db, scope: ErpSessionScope): Promise<void> {
+  await db.delete(erpSession).where(inScope(scope));
+}
+
+/** The ERP id of a CRM entity: `erp_entity_id` when set, else the CRM id itself (docs/decisions/erp.md). */
+export async function erpEntityIdOf(db: Db, entityId: number): Promise<number | undefined> {
+  const [row] = await db.select({ id: entity.id, erpEntityId: entity.erpEntityId }).from(entity).where(eq(entity.id, entityId)).limit(1);
+  return row ? (row.erpEntityId ?? row.id) : undefined;
+}
