@@ -24,6 +24,7 @@ import { healthRoutes } from './platform/http/health.routes.js';
 import { registerAuthModule } from './modules/auth/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
 import { registerAdminModule } from './modules/admin/index.js';
+import { registerRecordsModule } from './modules/records/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAuthModule(app, ctx);
   await registerPermissionsModule(app, ctx);
   await registerAdminModule(app, ctx);
+  await registerRecordsModule(app, ctx);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());

@@ -13,3 +13,4 @@ export * from '../modules/records/lead.table.js';
 export * from '../modules/records/contact.table.js';
 export * from '../modules/records/entity-channel-account.table.js';
 export * from '../modules/records/assignment.table.js';
+export * from '../modules/custom-fields/custom-field.table.js';
