@@ -25,6 +25,7 @@ import { registerAuthModule } from './modules/auth/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
 import { registerAdminModule } from './modules/admin/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
+import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerPermissionsModule(app, ctx);
   await registerAdminModule(app, ctx);
   await registerRecordsModule(app, ctx);
+  await registerCustomFieldsModule(app, ctx);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());
