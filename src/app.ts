@@ -26,6 +26,7 @@ import { registerPermissionsModule } from './modules/permissions/index.js';
 import { registerAdminModule } from './modules/admin/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
+import { registerCarteraModule } from './modules/cartera/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAdminModule(app, ctx);
   await registerRecordsModule(app, ctx);
   await registerCustomFieldsModule(app, ctx);
+  await registerCarteraModule(app, ctx);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());

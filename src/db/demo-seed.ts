@@ -5,6 +5,8 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './client.js';
 import { seedAdminDemo, type AdminDemo } from '../modules/admin/demo.seed.js';
+import { seedRecordsDemo } from '../modules/records/demo.seed.js';
+import { seedCustomFieldsDemo } from '../modules/custom-fields/demo.seed.js';
 
 export interface DemoSummary {
   admin: AdminDemo;
@@ -12,6 +14,8 @@ export interface DemoSummary {
 
 export async function seedDemo(db: Db): Promise<DemoSummary> {
   const admin = await seedAdminDemo(db);
+  const records = await seedRecordsDemo(db, admin.employees);
+  await seedCustomFieldsDemo(db, { ...records, employeeId: admin.employees.adminEntity1 });
   return { admin };
 }
 
