@@ -61,6 +61,8 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<{ service: AssignmentSe
     '/group-assignments',
     {
       config: { auth: 'jwt' },
+      // Checked before body validation so a caller without either code learns nothing about the payload.
+      preValidation: async (request) => void groupAssigner(request),
       schema: {
         tags,
         summary: 'Assign a seller to several groups (idempotent); requires group_assignments.manage or cartera.seller_assignment',
@@ -72,7 +74,7 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<{ service: AssignmentSe
   );
   app.delete(
     '/group-assignments/:id',
-    { config: { auth: 'jwt' }, schema: { tags, summary: 'Remove a group assignment', params: IdParams } },
+    { config: { auth: 'jwt' }, preValidation: async (request) => void groupAssigner(request), schema: { tags, summary: 'Remove a group assignment', params: IdParams } },
     async (request, reply) => {
       await service.unassignGroup(groupAssigner(request), request.params.id);
       return reply.code(204).send();
