@@ -28,6 +28,7 @@ async function withOwnDatabase(): Promise<{ url: string | undefined; drop(): Pro
   return {
     url: u.toString(),
     async drop() {
+      if (process.env.BENCH_RECORDS_KEEP_DB) return console.log(`kept database ${name}`);
       const c = new pg.Client({ connectionString: base });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
@@ -90,6 +91,7 @@ export async function run(): Promise<BenchSection> {
   try {
     const seedStart = performance.now();
     const { token, sellerId } = await seed(server);
+    if (process.env.BENCH_RECORDS_SEED_ONLY) throw new Error('seed only');
     const seedSeconds = (performance.now() - seedStart) / 1000;
     const headers = { authorization: `Bearer ${token}` };
     const leads = await measure({ title: 'GET /leads?limit=50', url: `${server.baseUrl}/leads?limit=50`, headers, connections: 50 });

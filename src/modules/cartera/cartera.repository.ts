@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
-import { likePattern } from '../../platform/http/pagination.js';
+import { countCapFor, likePattern } from '../../platform/http/pagination.js';
 import { hasEffectiveSeller, hasNoSeller } from '../records/seller-derivation.sql.js';
 
 export type CarteraKind = 'lead' | 'client';
@@ -32,6 +32,8 @@ export interface CarteraRow {
   direct: { id: number; name: string }[] | null;
   inherited: { id: number; name: string }[] | null;
   contact: { id: number; name: string } | null;
+  /** Capped count of the filtered view, on page queries only. */
+  total?: number;
 }
 
 const SORTS: Record<string, SQL> = {
@@ -65,16 +67,22 @@ const SELECT = sql`select l.id, l.group_id, g.name as group_name, l.name, l.erp_
      from contact c where c.entity_id = l.entity_id and c.lead_id = l.id order by c.created_at desc, c.id desc limit 1) as contact
   from lead l join crm_group g on g.id = l.group_id`;
 
-/** One page of the view in `sort` order. */
-export async function selectCartera(db: Db, entityId: number, f: CarteraFilter, page: { limit: number; offset: number; sort: string }): Promise<CarteraRow[]> {
-  const order = SORTS[page.sort] ?? SORTS['-creation']!;
-  return queryRows<CarteraRow>(db, sql`${SELECT} where ${whereOf(entityId, f)} order by ${order} limit ${page.limit} offset ${page.offset}`);
+/** Counting subquery, capped at `cap` rows (the join with the group is only needed when searching its name). */
+function cappedCount(entityId: number, f: CarteraFilter, cap: number): SQL {
+  const join = f.search ? sql` join crm_group g on g.id = l.group_id` : sql``;
+  return sql`(select count(*)::int from (select 1 from lead l${join} where ${whereOf(entityId, f)} limit ${cap}) capped)`;
 }
 
-/** Rows matching the filters (the join with the group is only needed when searching its name). */
-export async function countCartera(db: Db, entityId: number, f: CarteraFilter): Promise<number> {
-  const join = f.search ? sql` join crm_group g on g.id = l.group_id` : sql``;
-  const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from lead l${join} where ${whereOf(entityId, f)}`);
+/** One page of the view in `sort` order; each row carries the count of the view capped at `countCapFor(page)`. */
+export async function selectCartera(db: Db, entityId: number, f: CarteraFilter, page: { limit: number; offset: number; sort: string }): Promise<CarteraRow[]> {
+  const order = SORTS[page.sort] ?? SORTS['-creation']!;
+  const total = cappedCount(entityId, f, countCapFor(page));
+  return queryRows<CarteraRow>(db, sql`select page.*, ${total} as total from (${SELECT} where ${whereOf(entityId, f)} order by ${order} limit ${page.limit} offset ${page.offset}) page`);
+}
+
+/** The capped count alone, for a page past the end. */
+export async function countCartera(db: Db, entityId: number, f: CarteraFilter, cap: number): Promise<number> {
+  const rows = await queryRows<{ n: number }>(db, sql`select ${cappedCount(entityId, f, cap)} as n`);
   return rows[0]?.n ?? 0;
 }
 

@@ -7,7 +7,7 @@
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
-import type { Page } from '../../platform/http/pagination.js';
+import { countCapFor, type Page } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/lead.service.js';
 import { countCartera, selectCartera, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
 import type { CarteraDetailPatch, CarteraListQuery } from './cartera.schemas.js';
@@ -76,11 +76,10 @@ export function createCarteraService(deps: { db: Db; leads: LeadService }) {
   return {
     async list<K extends CarteraKind>(caller: Principal, kind: K, q: CarteraListQuery): Promise<Page<CarteraItem<K>>> {
       const filter = filterOf(kind, q);
-      const [rows, total] = await Promise.all([
-        selectCartera(db, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' }),
-        countCartera(db, caller.entityId, filter),
-      ]);
-      return { data: rows.map((r) => toCarteraItem(kind, r)), pagination: { limit: q.limit, offset: q.offset, total } };
+      const rows = await selectCartera(db, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' });
+      const cap = countCapFor(q);
+      const total = rows[0]?.total ?? (q.offset > 0 ? await countCartera(db, caller.entityId, filter, cap) : 0);
+      return { data: rows.map((r) => toCarteraItem(kind, r)), pagination: { limit: q.limit, offset: q.offset, total, total_capped: total >= cap } };
     },
 
     /** 404 when the id is not a lead (resp. client) of the caller's entity. */

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, ilike, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, ilike, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { likePattern, type PageRequest } from '../../platform/http/pagination.js';
+import { countCapFor, likePattern, type PageRequest } from '../../platform/http/pagination.js';
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
@@ -26,14 +26,23 @@ function listWhere(entityId: number, f: LeadFilter): SQL | undefined {
   );
 }
 
-/** Newest first; rows and the total matching count. */
-export async function listLeads(db: Db, entityId: number, f: LeadFilter) {
+/**
+ * Newest first, with the matching count capped at `countCapFor(f)` (see pagination.ts), in one statement:
+ * the count is a scalar subquery on each row; an empty page counts separately.
+ */
+export async function listLeads(db: Db, entityId: number, f: LeadFilter): Promise<{ rows: LeadRow[]; total: number; capped: boolean }> {
   const where = listWhere(entityId, f);
-  const [rows, totals] = await Promise.all([
-    db.select().from(lead).where(where).orderBy(desc(lead.createdAt), desc(lead.id)).limit(f.limit).offset(f.offset),
-    db.select({ n: count() }).from(lead).where(where),
-  ]);
-  return { rows, total: totals[0]?.n ?? 0 };
+  const cap = countCapFor(f);
+  const counted = () => sql<number>`(select count(*)::int from (${db.select({ one: sql`1` }).from(lead).where(where).limit(cap)}) capped)`;
+  const rows = await db
+    .select({ ...getTableColumns(lead), total: counted() })
+    .from(lead)
+    .where(where)
+    .orderBy(desc(lead.createdAt), desc(lead.id))
+    .limit(f.limit)
+    .offset(f.offset);
+  const total = rows[0]?.total ?? (f.offset > 0 ? ((await db.select({ n: counted() }).from(sql`(select 1) one`))[0]?.n ?? 0) : 0);
+  return { rows: rows.map(({ total: _total, ...row }) => row), total, capped: total >= cap };
 }
 
 export async function findLead(db: Db, entityId: number, id: number): Promise<LeadRow | undefined> {

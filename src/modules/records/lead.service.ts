@@ -60,7 +60,7 @@ export function createLeadService(deps: { db: Db; events: EventBus }) {
 
   return {
     async list(caller: Principal, q: LeadListQuery): Promise<Page<LeadResponse>> {
-      const { rows, total } = await listLeads(db, caller.entityId, {
+      const { rows, total, capped } = await listLeads(db, caller.entityId, {
         limit: q.limit,
         offset: q.offset,
         groupId: q.group_id,
@@ -68,7 +68,7 @@ export function createLeadService(deps: { db: Db; events: EventBus }) {
         search: q.search,
         employeeId: q.employee_id,
       });
-      return { data: rows.map(toLeadResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return { data: rows.map(toLeadResponse), pagination: { limit: q.limit, offset: q.offset, total, total_capped: capped } };
     },
 
     /** Throws 404 `not_found` for an unknown id or another entity's lead. */

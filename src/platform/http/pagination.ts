@@ -16,10 +16,24 @@ export function pageQuery(defaultLimit = 50) {
   };
 }
 
+/**
+ * Lists over tables that grow without bound (leads, cartera) stop counting at
+ * `max(COUNT_CAP, offset + limit + 1)` rows: an exact count of 100k rows costs more than the page itself.
+ */
+export const COUNT_CAP = 1000;
+
+/** The row count at which a capped list stops counting for this page. */
+export function countCapFor(page: PageRequest): number {
+  return Math.max(COUNT_CAP, page.offset + page.limit + 1);
+}
+
 export const Pagination = Type.Object({
   limit: Type.Integer(),
   offset: Type.Integer(),
-  total: Type.Integer({ description: 'Rows matching the filters across all pages' }),
+  total: Type.Integer({ description: 'Rows matching the filters across all pages (a lower bound when total_capped is true)' }),
+  total_capped: Type.Optional(
+    Type.Boolean({ description: 'Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows' }),
+  ),
 });
 export type Pagination = Static<typeof Pagination>;
 

@@ -106,6 +106,18 @@ describe('leads and clients', () => {
     expect(all.data.every((l: { id: number }) => l.id !== foreign.leadId)).toBe(true);
   });
 
+  it('caps the count at 1000 rows (total_capped) and counts exactly when a deep page needs it', async () => {
+    const group = await makeGroup(t.database.db, entityA);
+    await t.database.executeSql(`insert into lead (entity_id, group_id, name) select $1, $2, 'Bulk ' || i from generate_series(1, 1005) i`, [entityA, group.id]);
+    const first = (await get(`/leads?group_id=${group.id}&limit=10`)).json();
+    expect(first.pagination).toEqual({ limit: 10, offset: 0, total: 1000, total_capped: true });
+    const deep = (await get(`/leads?group_id=${group.id}&limit=10&offset=1000`)).json();
+    expect(deep.data).toHaveLength(5);
+    expect(deep.pagination).toEqual({ limit: 10, offset: 1000, total: 1005, total_capped: false });
+    const past = (await get(`/leads?group_id=${group.id}&limit=10&offset=2000`)).json();
+    expect(past).toEqual({ data: [], pagination: { limit: 10, offset: 2000, total: 1005, total_capped: false } });
+  });
+
   it('searches by name and moves contacts with their lead to another group', async () => {
     const lead = await makeLead(t.database.db, { entityId: entityA, name: 'Searchable Quetzal' });
     const contact = await makeContact(t.database.db, { entityId: entityA, leadId: lead.id });
