@@ -5,6 +5,7 @@
  * read and discarded. On PostgreSQL (DATABASE_URL) it works in its own throw-away database.
  * Targets (issue 3): p99 < 50 ms for both lists; export peak RSS < 300 MB.
  */
+import { availableParallelism, loadavg } from 'node:os';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { measure, startServer, table, type BenchSection, type BenchServer } from './lib.js';
@@ -44,7 +45,7 @@ async function seed(server: BenchServer): Promise<{ entityId: number; token: str
   const entity = await dir.ensureEntity({ name: 'Bench Records' });
   const user = await dir.upsertUser({ email: `bench-records-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
   const employee = await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench Seller' });
-  const role = await dir.ensureRole({ entityId: entity.id, name: 'bench', permissions: ['leads.view', 'cartera.leads_list.view', 'cartera.export_excel'] });
+  const role = await dir.ensureRole({ entityId: entity.id, name: 'bench', permissions: ['leads.view', 'cartera.leads_list.view', 'cartera.export_excel', 'custom_field_types.view'] });
   await dir.subscribe({ employeeId: employee.id, entityId: entity.id, roleId: role.id });
   const groups = Math.ceil(LEADS / 10);
   const e = entity.id;
@@ -94,6 +95,8 @@ export async function run(): Promise<BenchSection> {
     if (process.env.BENCH_RECORDS_SEED_ONLY) throw new Error('seed only');
     const seedSeconds = (performance.now() - seedStart) / 1000;
     const headers = { authorization: `Bearer ${token}` };
+    // Same authentication work, no list query: separates the lists' own cost from the per-request auth and HTTP cost.
+    const baseline = await measure({ title: 'GET /custom-field-types (auth-only baseline)', url: `${server.baseUrl}/custom-field-types`, headers, connections: 50 });
     const leads = await measure({ title: 'GET /leads?limit=50', url: `${server.baseUrl}/leads?limit=50`, headers, connections: 50 });
     const cartera = await measure({ title: 'GET /cartera/leads?limit=50', url: `${server.baseUrl}/cartera/leads?limit=50`, headers, connections: 50 });
     const filtered = await measure({
@@ -105,9 +108,10 @@ export async function run(): Promise<BenchSection> {
     const exp = await measureExport(`${server.baseUrl}/cartera/export.xlsx?kind=lead`, token);
     const exportRows = LEADS - Math.floor(LEADS / 3);
     const markdown = [
+      `Load average at start: ${loadavg().map((n) => n.toFixed(1)).join(' / ')} on ${availableParallelism()} cores (shared machine).`,
       `Database: ${server.kind}; ${LEADS} leads in ${Math.ceil(LEADS / 10)} groups, one contact each, seeded in ${seedSeconds.toFixed(1)} s.`,
       '',
-      table([leads, cartera, filtered], 'GET /leads?limit=50'),
+      table([baseline, leads, cartera, filtered], baseline.title),
       '',
       `Export of ${exportRows} leads (cartera view, kind=lead): ${(exp.bytes / 1024 / 1024).toFixed(1)} MB xlsx in ${exp.seconds.toFixed(1)} s; ` +
         `server process RSS ${exp.baselineMb.toFixed(0)} MB before, peak ${exp.peakMb.toFixed(0)} MB during (sampled every 20 ms; benchmark client in the same process).`,
