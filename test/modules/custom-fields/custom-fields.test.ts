@@ -90,6 +90,12 @@ describe('custom field types, groups and fields', () => {
     expect((await get(`/custom-field-groups/${foreignId}`)).json()).toMatchObject({ code: 'not_found' });
     expect((await t.app.inject({ method: 'PATCH', url: `/custom-field-groups/${foreignId}`, headers: bearer(admin), payload: { name: 'x' } })).statusCode).toBe(404);
     expect((await get('/custom-field-groups?limit=200')).json().data.every((x: { id: number }) => x.id !== foreignId)).toBe(true);
+    const foreignField = await t.database.executeSql(`insert into custom_field (entity_id, custom_field_group_id, name, type) values ($1, $2, 'FF', 'text') returning id`, [entityB, foreignId]);
+    const foreignFieldId = Number(foreignField.rows[0]!.id);
+    expect((await get(`/custom-fields/${foreignFieldId}`)).json()).toMatchObject({ code: 'not_found' });
+    expect((await t.app.inject({ method: 'PATCH', url: `/custom-fields/${foreignFieldId}`, headers: bearer(admin), payload: { name: 'x' } })).statusCode).toBe(404);
+    expect((await get('/custom-fields?limit=200')).json().data.every((x: { id: number }) => x.id !== foreignFieldId)).toBe(true);
+    expect((await put(`/contacts/${contactId}/custom-field-values`, [{ custom_field_id: foreignFieldId, value: 'x' }])).json().errors[0].field).toBe('/body/values/0/custom_field_id');
   });
 });
 
