@@ -49,7 +49,10 @@ export function streamCarteraXlsx(db: Db, entityId: number, filter: CarteraFilte
       }
       if (rows.length < BATCH) break;
       afterId = rows[rows.length - 1]!.id;
-      if (out.writableNeedDrain) await once(out, 'drain');
+      // Stop reading when the client went away; otherwise wait for it to take what is buffered.
+      if (out.destroyed) return;
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      if (out.destroyed) return;
     }
     sheet.commit();
     await workbook.commit();

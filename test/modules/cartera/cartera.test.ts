@@ -116,6 +116,8 @@ describe('cartera detail', () => {
     expect((await get(`/cartera/clients/${leads.foreignClient!.id}`)).statusCode).toBe(404);
     const patch = await t.app.inject({ method: 'PATCH', url: `/cartera/leads/${leads.foreign!.id}`, headers: bearer(token), payload: { name: 'x' } });
     expect(patch.statusCode).toBe(404);
+    const patchClient = await t.app.inject({ method: 'PATCH', url: `/cartera/clients/${leads.foreignClient!.id}`, headers: bearer(token), payload: { name: 'x' } });
+    expect(patchClient.json()).toMatchObject({ code: 'not_found' });
   });
 
   it('answers 400 for an empty or invalid PATCH', async () => {

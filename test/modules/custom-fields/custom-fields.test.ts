@@ -190,6 +190,7 @@ describe('custom field values', () => {
     expect((await get(`/contacts/${foreignContact.id}/custom-field-values`, editor)).json()).toMatchObject({ code: 'not_found' });
     expect((await put(`/contacts/${foreignContact.id}/custom-field-values`, [])).statusCode).toBe(404);
     expect((await put(`/groups/${foreignContact.groupId}/custom-field-values`, [])).statusCode).toBe(404);
+    expect((await get(`/groups/${foreignContact.groupId}/custom-field-values`, editor)).json()).toMatchObject({ code: 'not_found' });
     const bad = await t.app.inject({ method: 'PUT', url: `/contacts/${contactId}/custom-field-values`, headers: bearer(editor), payload: { values: [{ value: 1 }] } });
     expect(bad.json()).toMatchObject({ code: 'validation_failed' });
   });

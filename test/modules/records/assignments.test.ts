@@ -124,6 +124,8 @@ describe('employees and entity channel accounts', () => {
   it("lists the entity's active employees only", async () => {
     const res = (await req('GET', '/employees?search=Seller')).json();
     expect(res.data.map((e: { id: number }) => e.id)).toEqual([seller.employeeId]);
+    const all = (await req('GET', '/employees?include_inactive=true')).json();
+    expect(all.data.every((e: { id: number }) => e.id !== foreignSeller.employeeId)).toBe(true);
   });
 
   it('registers, lists, updates a channel account and refuses a duplicate platform id with 409', async () => {

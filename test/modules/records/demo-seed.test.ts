@@ -33,3 +33,14 @@ describe('demo data for records, custom fields and cartera', () => {
     expect(leads.data.map((l: { name: string }) => l.name)).toEqual(['Second Company Lead']);
   });
 });
+
+describe('API documentation', () => {
+  it('documents the records, custom field and cartera paths in /openapi.json', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths as Record<string, unknown>);
+    for (const p of ['/groups', '/leads/{id}', '/contacts', '/group-assignments', '/custom-fields', '/contacts/{id}/custom-field-values', '/cartera/leads', '/cartera/export.xlsx']) {
+      expect(paths).toContain(p);
+    }
+  });
+});
