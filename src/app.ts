@@ -27,6 +27,9 @@ import { registerCatalogsModule } from './modules/catalogs/index.js';
 import { registerInvoicesModule } from './modules/invoices/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
 import { registerAdminModule } from './modules/admin/index.js';
+import { registerRecordsModule } from './modules/records/index.js';
+import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
+import { registerCarteraModule } from './modules/cartera/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -120,6 +123,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAdminModule(app, ctx);
   await registerCatalogsModule(app, ctx, erpModule);
   await registerInvoicesModule(app, ctx, erpModule);
+  await registerRecordsModule(app, ctx);
+  await registerCustomFieldsModule(app, ctx);
+  await registerCarteraModule(app, ctx);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());

@@ -6,6 +6,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './client.js';
 import { seedAdminDemo, type AdminDemo } from '../modules/admin/demo.seed.js';
 import { seedInvoicesDemo, type InvoicesDemo } from '../modules/invoices/demo.seed.js';
+import { seedRecordsDemo } from '../modules/records/demo.seed.js';
+import { seedCustomFieldsDemo } from '../modules/custom-fields/demo.seed.js';
 
 export interface DemoSummary {
   admin: AdminDemo;
@@ -14,6 +16,8 @@ export interface DemoSummary {
 
 export async function seedDemo(db: Db): Promise<DemoSummary> {
   const admin = await seedAdminDemo(db);
+  const records = await seedRecordsDemo(db, admin.employees);
+  await seedCustomFieldsDemo(db, { ...records, employeeId: admin.employees.adminEntity1 });
   const invoices = await seedInvoicesDemo(db);
   return { admin, invoices };
 }

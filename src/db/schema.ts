@@ -15,3 +15,4 @@ export * from '../modules/records/entity-channel-account.table.js';
 export * from '../modules/records/assignment.table.js';
 export * from '../modules/erp-session/erp-session.table.js';
 export * from '../modules/catalogs/catalog-cache.table.js';
+export * from '../modules/custom-fields/custom-field.table.js';

@@ -40,6 +40,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await database.close();
       const client = new pg.Client({ connectionString: baseUrl });
       await client.connect();
+      // pg Pool.end() resolves before its clients finish closing; a forced drop at that moment kills them
+      // mid-goodbye and they raise an uncaught 57P01. Wait for them to leave, forcing only as a last resort.
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0]?.n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },

@@ -1,0 +1,65 @@
+/**
+ * Streams the cartera view as an .xlsx (exceljs streaming writer): rows are read in keyset batches and
+ * committed as they go, and each batch waits for the response to drain, so memory stays flat for any
+ * number of rows.
+ */
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import ExcelJS from 'exceljs';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { selectCarteraBatch, type CarteraFilter } from './cartera.repository.js';
+import { toCarteraItem } from './cartera.service.js';
+
+const BATCH = 1000;
+
+/** Returns a stream of the workbook; rows are produced while the stream is consumed. Errors destroy the stream. */
+export function streamCarteraXlsx(db: Db, entityId: number, filter: CarteraFilter, log: FastifyBaseLogger): PassThrough {
+  const out = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const sheet = workbook.addWorksheet(filter.kind === 'client' ? 'Clients' : 'Leads');
+  sheet.columns = [
+    { header: 'Id', key: 'id', width: 10 },
+    { header: 'Group', key: 'group', width: 30 },
+    { header: filter.kind === 'client' ? 'Client' : 'Lead', key: 'name', width: 30 },
+    { header: 'ERP id', key: 'erpId', width: 14 },
+    { header: 'Creation', key: 'creation', width: 22 },
+    { header: 'Seller', key: 'seller', width: 24 },
+    { header: 'Seller source', key: 'source', width: 12 },
+    { header: 'Contact', key: 'contact', width: 24 },
+  ];
+  const produce = async () => {
+    let afterId = 0;
+    for (;;) {
+      const rows = await selectCarteraBatch(db, entityId, filter, afterId, BATCH);
+      for (const row of rows) {
+        const item = toCarteraItem(filter.kind, row);
+        sheet
+          .addRow({
+            id: item.id,
+            group: item.group,
+            name: row.name,
+            erpId: item.erpId ?? '',
+            creation: new Date(item.creation),
+            seller: item.seller?.name ?? '',
+            source: item.seller?.source ?? '',
+            contact: item.contact?.name ?? '',
+          })
+          .commit();
+      }
+      if (rows.length < BATCH) break;
+      afterId = rows[rows.length - 1]!.id;
+      // Stop reading when the client went away; otherwise wait for it to take what is buffered.
+      if (out.destroyed) return;
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+      if (out.destroyed) return;
+    }
+    sheet.commit();
+    await workbook.commit();
+  };
+  produce().catch((err: unknown) => {
+    log.error({ err }, 'cartera export failed');
+    out.destroy(err instanceof Error ? err : new Error('export failed'));
+  });
+  return out;
+}

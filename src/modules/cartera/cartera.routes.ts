@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../platform/auth/guard.js';
+import type { Db } from '../../db/client.js';
+import {
+  CarteraClientDetail,
+  CarteraClientList,
+  CarteraDetailPatch,
+  CarteraExportQuery,
+  CarteraLeadDetail,
+  CarteraLeadList,
+  CarteraListQuery,
+  IdParams,
+} from './cartera.schemas.js';
+import { filterOf, type CarteraService } from './cartera.service.js';
+import { streamCarteraXlsx } from './cartera.export.js';
+
+/** `/cartera/*` (codes cartera.*). */
+export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService; db: Db }> = async (app, { service, db }) => {
+  const tags = ['cartera'];
+  app.get(
+    '/cartera/leads',
+    { config: { auth: 'cartera.leads_list.view' }, schema: { tags, summary: 'Portfolio of leads', querystring: CarteraListQuery, response: { 200: CarteraLeadList } } },
+    async (request) => service.list(principalOf(request), 'lead', request.query),
+  );
+  app.get(
+    '/cartera/clients',
+    { config: { auth: 'cartera.clients_list.view' }, schema: { tags, summary: 'Portfolio of clients', querystring: CarteraListQuery, response: { 200: CarteraClientList } } },
+    async (request) => service.list(principalOf(request), 'client', request.query),
+  );
+  app.get(
+    '/cartera/leads/:id',
+    { config: { auth: 'cartera.lead_detail.view' }, schema: { tags, summary: 'Lead detail', params: IdParams, response: { 200: CarteraLeadDetail } } },
+    async (request) => service.detail(principalOf(request), 'lead', request.params.id),
+  );
+  app.get(
+    '/cartera/clients/:id',
+    { config: { auth: 'cartera.client_detail.view' }, schema: { tags, summary: 'Client detail', params: IdParams, response: { 200: CarteraClientDetail } } },
+    async (request) => service.detail(principalOf(request), 'client', request.params.id),
+  );
+  app.patch(
+    '/cartera/leads/:id',
+    { config: { auth: 'cartera.lead_detail.edit' }, schema: { tags, summary: 'Edit lead detail', params: IdParams, body: CarteraDetailPatch, response: { 200: CarteraLeadDetail } } },
+    async (request) => service.update(principalOf(request), 'lead', request.params.id, request.body),
+  );
+  app.patch(
+    '/cartera/clients/:id',
+    { config: { auth: 'cartera.client_detail.edit' }, schema: { tags, summary: 'Edit client detail', params: IdParams, body: CarteraDetailPatch, response: { 200: CarteraClientDetail } } },
+    async (request) => service.update(principalOf(request), 'client', request.params.id, request.body),
+  );
+  app.get(
+    '/cartera/export.xlsx',
+    {
+      config: { auth: 'cartera.export_excel' },
+      schema: { tags, summary: 'Export the filtered portfolio as a spreadsheet (streamed)', querystring: CarteraExportQuery, produces: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] },
+    },
+    async (request, reply) => {
+      const caller = principalOf(request);
+      const stream = streamCarteraXlsx(db, caller.entityId, filterOf(request.query.kind, request.query), request.log);
+      return reply
+        .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+        .header('content-disposition', `attachment; filename="cartera-${request.query.kind}s.xlsx"`)
+        .send(stream);
+    },
+  );
+};

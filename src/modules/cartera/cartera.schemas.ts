@@ -1,0 +1,71 @@
+import { Type, type Static } from 'typebox';
+import { pageQuery, Pagination } from '../../platform/http/pagination.js';
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+export const CarteraSort = Type.Union(
+  [Type.Literal('creation'), Type.Literal('-creation'), Type.Literal('name'), Type.Literal('-name'), Type.Literal('group'), Type.Literal('-group')],
+  { default: '-creation', description: 'Field to sort by; a leading - sorts descending' },
+);
+export type CarteraSort = Static<typeof CarteraSort>;
+
+const filters = {
+  seller_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Effective seller: direct assignment, else inherited from the group' })),
+  unassigned: Type.Optional(Type.Boolean({ description: 'Only leads without any seller' })),
+  group_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Substring of the lead or group name' })),
+};
+export const CarteraListQuery = Type.Object({ ...pageQuery(50), sort: Type.Optional(CarteraSort), ...filters });
+export type CarteraListQuery = Static<typeof CarteraListQuery>;
+export const CarteraExportQuery = Type.Object({
+  kind: Type.Union([Type.Literal('lead'), Type.Literal('client')], { default: 'lead' }),
+  ...filters,
+});
+export type CarteraExportQuery = Static<typeof CarteraExportQuery>;
+
+const Seller = Type.Object({ id: Type.Integer(), name: Type.String() });
+const Nullish = Type.Null({ description: 'Not held by this service yet: always null' });
+
+const common = {
+    id: Type.Integer({ description: 'Lead id' }),
+    groupId: Type.Integer(),
+    group: Type.String({ description: 'Group name' }),
+    erpId: Type.Union([Type.String(), Type.Null()]),
+    creation: Type.String({ format: 'date-time' }),
+    seller: Type.Union(
+      [Type.Object({ id: Type.Integer(), name: Type.String(), source: Type.Union([Type.Literal('lead'), Type.Literal('group')]) }), Type.Null()],
+      { description: 'Effective seller: a direct lead assignment wins over one inherited from the group' },
+    ),
+    sellers: Type.Object({ direct: Type.Array(Seller), inherited: Type.Array(Seller) }, { description: 'Both sources of the derivation' }),
+    contact: Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], { description: 'Latest contact of the lead' }),
+    lastPurchase: Nullish,
+    frequency: Nullish,
+    agenda: Nullish,
+    interaction: Type.Null({ description: 'Latest conversation: not available in this module yet, always null' }),
+};
+const leadProperties = { ...common, lead: Type.String({ description: 'Lead name' }) };
+const clientProperties = { ...common, client: Type.String({ description: 'Client name' }) };
+
+export const CarteraLeadItem = Type.Object(leadProperties);
+export const CarteraClientItem = Type.Object(clientProperties);
+export const CarteraLeadList = Type.Object({ data: Type.Array(CarteraLeadItem), pagination: Pagination });
+export const CarteraClientList = Type.Object({ data: Type.Array(CarteraClientItem), pagination: Pagination });
+
+const detailExtras = {
+  email: Type.Union([Type.String(), Type.Null()]),
+  phone: Type.Union([Type.String(), Type.Null()]),
+  taxId: Type.Union([Type.String(), Type.Null()]),
+};
+export const CarteraLeadDetail = Type.Object({ ...leadProperties, ...detailExtras });
+export const CarteraClientDetail = Type.Object({ ...clientProperties, ...detailExtras });
+
+export const CarteraDetailPatch = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' })),
+    email: Type.Optional(Type.Union([Type.String({ maxLength: 320, format: 'email' }), Type.Null()])),
+    phone: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+    taxId: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type CarteraDetailPatch = Static<typeof CarteraDetailPatch>;

@@ -1,0 +1,101 @@
+/**
+ * The cartera (portfolio) view (SPEC "Cartera (portfolio) view item"). `seller` is derived: the lead's
+ * direct assignments win over those inherited from its group; both sources are returned. `contact` is
+ * the latest contact of the lead. `lastPurchase`, `frequency`, `agenda` and `interaction` are data this
+ * service does not hold yet and are null (never invented).
+ */
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import { notFound } from '../../platform/errors.js';
+import { countCapFor, type Page } from '../../platform/http/pagination.js';
+import type { LeadService } from '../records/lead.service.js';
+import { countCartera, selectCartera, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
+import type { CarteraDetailPatch, CarteraListQuery } from './cartera.schemas.js';
+
+interface CarteraItemBase {
+  id: number;
+  groupId: number;
+  group: string;
+  erpId: string | null;
+  creation: string;
+  seller: { id: number; name: string; source: 'lead' | 'group' } | null;
+  sellers: { direct: { id: number; name: string }[]; inherited: { id: number; name: string }[] };
+  contact: { id: number; name: string } | null;
+  lastPurchase: null;
+  frequency: null;
+  agenda: null;
+  interaction: null;
+}
+
+/** The SPEC item: `lead` (leads list) or `client` (clients list) holds the record's name. */
+export type CarteraItem<K extends CarteraKind = CarteraKind> = CarteraItemBase & (K extends 'lead' ? { lead: string } : { client: string });
+
+export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> & {
+  email: string | null;
+  phone: string | null;
+  taxId: string | null;
+};
+
+/** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one. */
+export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): CarteraItem<K> {
+  const direct = r.direct ?? [];
+  const inherited = r.inherited ?? [];
+  const effective = direct[0] ? { ...direct[0], source: 'lead' as const } : inherited[0] ? { ...inherited[0], source: 'group' as const } : null;
+  const base: CarteraItemBase = {
+    id: r.id,
+    groupId: r.group_id,
+    group: r.group_name,
+    erpId: r.erp_id,
+    creation: (r.created_at instanceof Date ? r.created_at : new Date(r.created_at)).toISOString(),
+    seller: effective,
+    sellers: { direct, inherited },
+    contact: r.contact,
+    lastPurchase: null,
+    frequency: null,
+    agenda: null,
+    interaction: null,
+  };
+  // The name goes under the list's own key (SPEC "client/lead").
+  return { ...base, [kind]: r.name } as CarteraItem<K>;
+}
+
+export function filterOf(kind: CarteraKind, q: Omit<Partial<CarteraListQuery>, 'limit' | 'offset' | 'sort'>): CarteraFilter {
+  return { kind, sellerId: q.seller_id, unassigned: q.unassigned, groupId: q.group_id, search: q.search };
+}
+
+export function createCarteraService(deps: { db: Db; leads: LeadService }) {
+  const { db, leads } = deps;
+
+  async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
+    const rows = await selectCartera(db, caller.entityId, { kind, leadId: id }, { limit: 1, offset: 0, sort: '-creation' });
+    const row = rows[0];
+    if (!row) throw notFound(kind, id);
+    return { ...toCarteraItem(kind, row), email: row.email, phone: row.phone, taxId: row.tax_id };
+  }
+
+  return {
+    async list<K extends CarteraKind>(caller: Principal, kind: K, q: CarteraListQuery): Promise<Page<CarteraItem<K>>> {
+      const filter = filterOf(kind, q);
+      const rows = await selectCartera(db, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' });
+      const cap = countCapFor(q);
+      const total = rows[0]?.total ?? (q.offset > 0 ? await countCartera(db, caller.entityId, filter, cap) : 0);
+      return { data: rows.map((r) => toCarteraItem(kind, r)), pagination: { limit: q.limit, offset: q.offset, total, total_capped: total >= cap } };
+    },
+
+    /** 404 when the id is not a lead (resp. client) of the caller's entity. */
+    detail,
+
+    /** Edits the lead's own fields through the records service; kind cannot change here. */
+    async update<K extends CarteraKind>(caller: Principal, kind: K, id: number, body: CarteraDetailPatch): Promise<CarteraDetail<K>> {
+      await detail(caller, kind, id);
+      await leads.update(caller, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.email !== undefined ? { email: body.email } : {}),
+        ...(body.phone !== undefined ? { phone: body.phone } : {}),
+        ...(body.taxId !== undefined ? { tax_id: body.taxId } : {}),
+      });
+      return detail(caller, kind, id);
+    },
+  };
+}
+export type CarteraService = ReturnType<typeof createCarteraService>;

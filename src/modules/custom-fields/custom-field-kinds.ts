@@ -1,0 +1,94 @@
+/**
+ * Value kinds of custom fields (SPEC "Custom fields") and the validation of a value against its kind.
+ * Pure functions: `checkValue` returns the normalized value to store or an error message.
+ *
+ * Value shapes (JSON):
+ * - text: string (≤ 5000); number: finite number; date: `YYYY-MM-DD`; boolean: true/false;
+ *   select: one of the field's `options`;
+ * - currency: `{ currency: 'GTQ', amount: 1250.5 }`, currency an ISO 4217 code;
+ * - department: `{ code: '01' }` (stored with its name); municipality: `{ department_code: '01', code: '0108' }`,
+ *   the municipality must belong to the department;
+ * - image, video, pdf: `{ key: 'media/<entityId>/…' }`, a stored media key of the caller's entity.
+ */
+import { DEPARTMENTS, MUNICIPALITIES } from './geo.js';
+
+export const CUSTOM_FIELD_TYPES = [
+  { code: 'text', label: 'Text', value_shape: 'string' },
+  { code: 'number', label: 'Number', value_shape: 'number' },
+  { code: 'date', label: 'Date', value_shape: 'string YYYY-MM-DD' },
+  { code: 'boolean', label: 'Yes / no', value_shape: 'boolean' },
+  { code: 'select', label: 'Choice', value_shape: "string, one of the field's options" },
+  { code: 'currency', label: 'Currency amount', value_shape: '{ currency: ISO 4217 code, amount: number }' },
+  { code: 'department', label: 'Department (Guatemala)', value_shape: '{ code }' },
+  { code: 'municipality', label: 'Municipality (Guatemala)', value_shape: '{ department_code, code }' },
+  { code: 'image', label: 'Image', value_shape: '{ key: media/<entityId>/... }' },
+  { code: 'video', label: 'Video', value_shape: '{ key: media/<entityId>/... }' },
+  { code: 'pdf', label: 'PDF document', value_shape: '{ key: media/<entityId>/... }' },
+] as const;
+
+export type CustomFieldTypeCode = (typeof CUSTOM_FIELD_TYPES)[number]['code'];
+
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+const MEDIA_KEY = /^media\/(\d+)\/[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
+
+export type CheckResult = { ok: true; value: unknown } | { ok: false; message: string };
+
+const fail = (message: string): CheckResult => ({ ok: false, message });
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True for a media key of `entityId`: `media/<entityId>/<path>` with no `..` segments, ≤ 500 characters. */
+export function isEntityMediaKey(key: string, entityId: number): boolean {
+  const m = MEDIA_KEY.exec(key);
+  return m !== null && key.length <= 500 && Number(m[1]) === entityId && !key.split('/').includes('..');
+}
+
+function isIsoDate(v: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+}
+
+/** Validates `value` for a field of `type` (with `options` for select) written by a caller of `entityId`. */
+export function checkValue(type: CustomFieldTypeCode, value: unknown, ctx: { options: string[]; entityId: number }): CheckResult {
+  switch (type) {
+    case 'text':
+      return typeof value === 'string' && value.length <= 5000 ? { ok: true, value } : fail('must be a string of at most 5000 characters');
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : fail('must be a finite number');
+    case 'date':
+      return typeof value === 'string' && isIsoDate(value) ? { ok: true, value } : fail('must be a date YYYY-MM-DD');
+    case 'boolean':
+      return typeof value === 'boolean' ? { ok: true, value } : fail('must be true or false');
+    case 'select':
+      return typeof value === 'string' && ctx.options.includes(value) ? { ok: true, value } : fail(`must be one of: ${ctx.options.join(', ')}`);
+    case 'currency': {
+      if (!isObject(value) || typeof value.currency !== 'string' || !CURRENCIES.has(value.currency)) {
+        return fail('must be { currency, amount } with an ISO 4217 currency code');
+      }
+      if (typeof value.amount !== 'number' || !Number.isFinite(value.amount)) return fail('amount must be a finite number');
+      return { ok: true, value: { currency: value.currency, amount: value.amount } };
+    }
+    case 'department': {
+      const code = isObject(value) ? value.code : undefined;
+      const name = typeof code === 'string' ? DEPARTMENTS.get(code) : undefined;
+      return name !== undefined && typeof code === 'string' ? { ok: true, value: { code, name } } : fail('must be { code } of a department of Guatemala');
+    }
+    case 'municipality': {
+      if (!isObject(value) || typeof value.code !== 'string' || typeof value.department_code !== 'string') {
+        return fail('must be { department_code, code }');
+      }
+      const m = MUNICIPALITIES.get(value.code);
+      if (!m) return fail(`municipality ${value.code} does not exist`);
+      if (m.departmentCode !== value.department_code) return fail(`municipality ${value.code} does not belong to department ${value.department_code}`);
+      return { ok: true, value: { department_code: value.department_code, code: value.code, name: m.name } };
+    }
+    case 'image':
+    case 'video':
+    case 'pdf': {
+      const key = isObject(value) ? value.key : undefined;
+      return typeof key === 'string' && isEntityMediaKey(key, ctx.entityId)
+        ? { ok: true, value: { key } }
+        : fail(`must be { key } with a media key media/${ctx.entityId}/...`);
+    }
+  }
+}

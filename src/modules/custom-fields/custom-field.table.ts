@@ -1,0 +1,88 @@
+import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { entity } from '../admin/entity.table.js';
+
+/** Records that carry custom field values (SPEC "Custom fields": record_type; `contact` is the one in use). */
+export const customFieldRecordType = pgEnum('custom_field_record_type', ['contact', 'group']);
+
+/** Value kinds (SPEC "Custom fields": currency, department, municipality, image, video, pdf, plus the basic kinds). */
+export const customFieldType = pgEnum('custom_field_type', [
+  'text',
+  'number',
+  'date',
+  'boolean',
+  'select',
+  'currency',
+  'department',
+  'municipality',
+  'image',
+  'video',
+  'pdf',
+]);
+
+/** A titled section of custom fields for one record type. */
+export const customFieldGroup = pgTable(
+  'custom_field_group',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    name: text().notNull(),
+    recordType: customFieldRecordType().notNull(),
+    position: integer().notNull().default(0),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('custom_field_group_entity_id_record_type_idx').on(t.entityId, t.recordType, t.position)],
+);
+
+/**
+ * A field definition. `readonly`, `override_permission_code` and `contexts` are the SPEC's transported
+ * settings; `contexts` is stored and returned, never used to filter.
+ */
+export const customField = pgTable(
+  'custom_field',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    customFieldGroupId: integer()
+      .notNull()
+      .references(() => customFieldGroup.id),
+    name: text().notNull(),
+    type: customFieldType().notNull(),
+    /** Allowed values of a `select` field. */
+    options: jsonb().$type<string[]>().notNull().default([]),
+    readonly: boolean().notNull().default(false),
+    overridePermissionCode: text(),
+    contexts: jsonb().$type<string[]>().notNull().default([]),
+    position: integer().notNull().default(0),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('custom_field_entity_id_custom_field_group_id_idx').on(t.entityId, t.customFieldGroupId, t.position)],
+);
+
+/** One value of one field on one record; `value` holds the kind's JSON shape (docs/api/custom-fields.md). */
+export const customFieldValue = pgTable(
+  'custom_field_value',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    customFieldId: integer()
+      .notNull()
+      .references(() => customField.id, { onDelete: 'cascade' }),
+    recordType: customFieldRecordType().notNull(),
+    recordId: integer().notNull(),
+    value: jsonb().notNull(),
+    updatedByEmployeeId: integer(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('custom_field_value_custom_field_id_record_id_uq').on(t.customFieldId, t.recordId),
+    index('custom_field_value_entity_id_record_type_record_id_idx').on(t.entityId, t.recordType, t.recordId),
+  ],
+);

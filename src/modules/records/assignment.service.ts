@@ -1,0 +1,135 @@
+/**
+ * Seller assignments (SPEC "Cartera": the seller of a lead is its direct assignment, else the one
+ * inherited from its group). Each change publishes `lead.assigned` / `lead.unassigned` after commit,
+ * once per affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
+ */
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import type { EventBus } from '../../platform/events/bus.js';
+import { notFound, validationFailed } from '../../platform/errors.js';
+import type { Page } from '../../platform/http/pagination.js';
+import {
+  deleteGroupAssignment,
+  deleteLeadAssignment,
+  existingGroupIds,
+  groupAssignmentsOf,
+  insertGroupAssignments,
+  isActiveEmployee,
+  leadsOfGroups,
+  listGroupAssignments,
+  listLeadAssignments,
+  upsertLeadAssignment,
+  type GroupAssignmentRow,
+  type LeadAssignmentRow,
+} from './assignment.repository.js';
+import type {
+  AssignGroupsBody,
+  CreateLeadAssignmentBody,
+  GroupAssignmentListQuery,
+  GroupAssignmentResponse,
+  LeadAssignmentListQuery,
+  LeadAssignmentResponse,
+} from './assignment.schemas.js';
+import { findLead } from './lead.repository.js';
+
+export const toLeadAssignmentResponse = (r: LeadAssignmentRow): LeadAssignmentResponse => ({
+  id: r.id,
+  lead_id: r.leadId,
+  employee_id: r.employeeId,
+  created_at: r.createdAt.toISOString(),
+});
+export const toGroupAssignmentResponse = (r: GroupAssignmentRow): GroupAssignmentResponse => ({
+  id: r.id,
+  group_id: r.groupId,
+  employee_id: r.employeeId,
+  created_at: r.createdAt.toISOString(),
+});
+
+export function createAssignmentService(deps: { db: Db; events: EventBus }) {
+  const { db, events } = deps;
+
+  async function assertSeller(entityId: number, employeeId: number): Promise<void> {
+    if (!(await isActiveEmployee(db, entityId, employeeId))) {
+      throw validationFailed([{ field: '/body/employee_id', message: `employee ${employeeId} is not an active employee of this entity` }]);
+    }
+  }
+
+  async function publishForGroups(name: 'lead.assigned' | 'lead.unassigned', caller: Principal, employeeId: number, groupIds: number[]) {
+    const occurredAt = new Date().toISOString();
+    for (const l of await leadsOfGroups(db, caller.entityId, groupIds)) {
+      await events.publish(name, { entityId: caller.entityId, leadId: l.id, groupId: l.groupId, employeeId, via: 'group', changedByEmployeeId: caller.employeeId, occurredAt });
+    }
+  }
+
+  return {
+    async listLeadAssignments(caller: Principal, q: LeadAssignmentListQuery): Promise<Page<LeadAssignmentResponse>> {
+      const { rows, total } = await listLeadAssignments(db, caller.entityId, { ...q, leadId: q.lead_id, employeeId: q.employee_id });
+      return { data: rows.map(toLeadAssignmentResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+    },
+    async listGroupAssignments(caller: Principal, q: GroupAssignmentListQuery): Promise<Page<GroupAssignmentResponse>> {
+      const { rows, total } = await listGroupAssignments(db, caller.entityId, { ...q, groupId: q.group_id, employeeId: q.employee_id });
+      return { data: rows.map(toGroupAssignmentResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+    },
+
+    /** Idempotent: a repeated call returns the existing assignment with `created: false` and publishes nothing. */
+    async assignLead(caller: Principal, body: CreateLeadAssignmentBody) {
+      const target = await findLead(db, caller.entityId, body.lead_id);
+      if (!target) throw validationFailed([{ field: '/body/lead_id', message: `lead ${body.lead_id} not found` }]);
+      await assertSeller(caller.entityId, body.employee_id);
+      const { row, created } = await upsertLeadAssignment(db, caller.entityId, target.id, body.employee_id);
+      if (created) {
+        await events.publish('lead.assigned', {
+          entityId: caller.entityId,
+          leadId: target.id,
+          groupId: target.groupId,
+          employeeId: row.employeeId,
+          via: 'lead',
+          changedByEmployeeId: caller.employeeId,
+          occurredAt: row.createdAt.toISOString(),
+        });
+      }
+      return { assignment: toLeadAssignmentResponse(row), created };
+    },
+
+    async unassignLead(caller: Principal, id: number): Promise<void> {
+      const row = await deleteLeadAssignment(db, caller.entityId, id);
+      if (!row) throw notFound('lead_assignment', id);
+      const target = await findLead(db, caller.entityId, row.leadId);
+      await events.publish('lead.unassigned', {
+        entityId: caller.entityId,
+        leadId: row.leadId,
+        groupId: target?.groupId ?? 0,
+        employeeId: row.employeeId,
+        via: 'lead',
+        changedByEmployeeId: caller.employeeId,
+        occurredAt: new Date().toISOString(),
+      });
+    },
+
+    /**
+     * The canonical cartera mutation: assigns one seller to several groups at once. Idempotent (existing
+     * pairs are kept, `created` counts the new ones). 400 naming unknown or foreign group ids; nothing is written then.
+     */
+    async assignGroups(caller: Principal, body: AssignGroupsBody) {
+      await assertSeller(caller.entityId, body.employee_id);
+      const known = new Set(await existingGroupIds(db, caller.entityId, body.group_ids));
+      const missing = body.group_ids.filter((id) => !known.has(id));
+      if (missing.length > 0) {
+        throw validationFailed(
+          missing.map((id) => ({ field: `/body/group_ids/${body.group_ids.indexOf(id)}`, message: `group ${id} not found` })),
+        );
+      }
+      const inserted = await insertGroupAssignments(db, caller.entityId, body.employee_id, body.group_ids);
+      await publishForGroups('lead.assigned', caller, body.employee_id, inserted.map((r) => r.groupId));
+      const all = await groupAssignmentsOf(db, caller.entityId, body.employee_id, body.group_ids);
+      return { data: all.map(toGroupAssignmentResponse), created: inserted.length };
+    },
+
+    async unassignGroup(caller: Principal, id: number): Promise<void> {
+      const row = await deleteGroupAssignment(db, caller.entityId, id);
+      if (!row) throw notFound('group_assignment', id);
+      await publishForGroups('lead.unassigned', caller, row.employeeId, [row.groupId]);
+    },
+  };
+}
+export type AssignmentService = ReturnType<typeof createAssignmentService>;

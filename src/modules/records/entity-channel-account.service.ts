@@ -1,0 +1,91 @@
+/**
+ * The entity's own messaging accounts (WhatsApp numbers, Messenger pages, Instagram accounts). A
+ * platform account id belongs to one entity only, since inbound events are routed by it: a duplicate is
+ * 409 `already_exists` without saying which entity holds it.
+ */
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
+import type { Page } from '../../platform/http/pagination.js';
+import { normalizePhone } from './channel-identifier.js';
+import { isUniqueViolation } from './db-errors.js';
+import {
+  findAccount,
+  findAccountByExternalId,
+  insertAccount,
+  listAccounts,
+  updateAccount,
+  type EntityChannelAccountRow,
+} from './entity-channel-account.repository.js';
+import type {
+  CreateEntityChannelAccountBody,
+  EntityChannelAccountListQuery,
+  EntityChannelAccountResponse,
+  UpdateEntityChannelAccountBody,
+} from './entity-channel-account.schemas.js';
+
+export function toEntityChannelAccountResponse(r: EntityChannelAccountRow): EntityChannelAccountResponse {
+  return {
+    id: r.id,
+    channel_type_code: r.channelTypeCode,
+    external_account_id: r.externalAccountId,
+    display_name: r.displayName,
+    phone_number: r.phoneNumber,
+    is_active: r.isActive,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+function phoneOf(raw: string | null | undefined): string | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  if (raw.trim() === '') return null;
+  const phone = normalizePhone(raw);
+  if (!phone) throw validationFailed([{ field: '/body/phone_number', message: 'is not a valid phone number' }]);
+  return phone;
+}
+
+export function createEntityChannelAccountService(deps: { db: Db }) {
+  const { db } = deps;
+  const taken = () => conflict('already_exists', 'This platform account is already registered');
+  return {
+    async list(caller: Principal, q: EntityChannelAccountListQuery): Promise<Page<EntityChannelAccountResponse>> {
+      const { rows, total } = await listAccounts(db, caller.entityId, { ...q, channelTypeCode: q.channel_type_code });
+      return { data: rows.map(toEntityChannelAccountResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+    },
+    async get(caller: Principal, id: number): Promise<EntityChannelAccountResponse> {
+      const row = await findAccount(db, caller.entityId, id);
+      if (!row) throw notFound('entity_channel_account', id);
+      return toEntityChannelAccountResponse(row);
+    },
+    async create(caller: Principal, body: CreateEntityChannelAccountBody): Promise<EntityChannelAccountResponse> {
+      const phoneNumber = phoneOf(body.phone_number) ?? null;
+      const externalAccountId = body.external_account_id.trim();
+      if (await findAccountByExternalId(db, body.channel_type_code, externalAccountId)) throw taken();
+      try {
+        const row = await insertAccount(db, caller.entityId, {
+          channelTypeCode: body.channel_type_code,
+          externalAccountId,
+          displayName: body.display_name.trim(),
+          phoneNumber,
+          ...(body.is_active !== undefined ? { isActive: body.is_active } : {}),
+        });
+        return toEntityChannelAccountResponse(row);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw taken();
+        throw err;
+      }
+    },
+    async update(caller: Principal, id: number, body: UpdateEntityChannelAccountBody): Promise<EntityChannelAccountResponse> {
+      const phoneNumber = phoneOf(body.phone_number);
+      const row = await updateAccount(db, caller.entityId, id, {
+        ...(body.display_name !== undefined ? { displayName: body.display_name.trim() } : {}),
+        ...(phoneNumber !== undefined ? { phoneNumber } : {}),
+        ...(body.is_active !== undefined ? { isActive: body.is_active } : {}),
+      });
+      if (!row) throw notFound('entity_channel_account', id);
+      return toEntityChannelAccountResponse(row);
+    },
+  };
+}
+export type EntityChannelAccountService = ReturnType<typeof createEntityChannelAccountService>;

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../platform/context.js';
+import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { groupRoutes } from './group.routes.js';
+import { leadRoutes } from './lead.routes.js';
+import { contactRoutes } from './contact.routes.js';
+import { employeeRoutes } from './employee.routes.js';
+import { assignmentRoutes } from './assignment.routes.js';
+import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
+import { createGroupService } from './group.service.js';
+import { createLeadService } from './lead.service.js';
+import { createContactService } from './contact.service.js';
+import { createAssignmentService } from './assignment.service.js';
+import { createEntityChannelAccountService } from './entity-channel-account.service.js';
+
+/** Registers groups, leads, contacts, employees, channel accounts and assignments, bare and under `/api`. */
+export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const deps = { db: ctx.db, events: ctx.events };
+  const groups = createGroupService(deps);
+  const leads = createLeadService(deps);
+  const contacts = createContactService(deps);
+  const assignments = createAssignmentService(deps);
+  const accounts = createEntityChannelAccountService(deps);
+  const plugin: FastifyPluginAsyncTypebox = async (scope) => {
+    await scope.register(groupRoutes, { service: groups });
+    await scope.register(leadRoutes, { service: leads });
+    await scope.register(contactRoutes, { service: contacts });
+    await scope.register(employeeRoutes, { db: ctx.db });
+    await scope.register(assignmentRoutes, { service: assignments });
+    await scope.register(entityChannelAccountRoutes, { service: accounts });
+  };
+  await registerBareAndApi(app, plugin, {});
+}

@@ -1,0 +1,30 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../platform/auth/guard.js';
+import { IdParams } from './group.schemas.js';
+import { CreateLeadBody, LeadListQuery, LeadListResponse, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
+import type { LeadService } from './lead.service.js';
+
+/** `/leads` (codes leads.*). */
+export const leadRoutes: FastifyPluginAsyncTypebox<{ service: LeadService }> = async (app, { service }) => {
+  const tags = ['records'];
+  app.get(
+    '/leads',
+    { config: { auth: 'leads.view' }, schema: { tags, summary: 'List leads and clients', querystring: LeadListQuery, response: { 200: LeadListResponse } } },
+    async (request) => service.list(principalOf(request), request.query),
+  );
+  app.get(
+    '/leads/:id',
+    { config: { auth: 'leads.view' }, schema: { tags, summary: 'Lead detail', params: IdParams, response: { 200: LeadResponse } } },
+    async (request) => service.get(principalOf(request), request.params.id),
+  );
+  app.post(
+    '/leads',
+    { config: { auth: 'leads.create' }, schema: { tags, summary: 'Create a lead (a client when erp_id is set)', body: CreateLeadBody, response: { 201: LeadResponse } } },
+    async (request, reply) => reply.code(201).send(await service.create(principalOf(request), request.body)),
+  );
+  app.patch(
+    '/leads/:id',
+    { config: { auth: 'leads.edit' }, schema: { tags, summary: 'Update a lead; setting erp_id makes it a client', params: IdParams, body: UpdateLeadBody, response: { 200: LeadResponse } } },
+    async (request) => service.update(principalOf(request), request.params.id, request.body),
+  );
+};

@@ -1,0 +1,109 @@
+/**
+ * Leads and clients (SPEC "What the service does": a client is a lead that carries an ERP identifier,
+ * not a separate type). Creating one publishes `lead.created` after commit.
+ */
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import type { EventBus } from '../../platform/events/bus.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
+import type { Page } from '../../platform/http/pagination.js';
+import { normalizePhone } from './channel-identifier.js';
+import { findGroup } from './group.repository.js';
+import { findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadRow, type LeadValues } from './lead.repository.js';
+import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
+
+export function toLeadResponse(row: LeadRow): LeadResponse {
+  return {
+    id: row.id,
+    group_id: row.groupId,
+    name: row.name,
+    kind: row.erpId === null ? 'lead' : 'client',
+    erp_id: row.erpId,
+    email: row.email,
+    phone: row.phone,
+    tax_id: row.taxId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** Body fields to column values: trims, lower-cases the e-mail and normalizes the phone to E.164 (400 when impossible). */
+export function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
+  const values: LeadValues = {};
+  if (body.group_id !== undefined) values.groupId = body.group_id;
+  if (body.name !== undefined) values.name = body.name.trim();
+  if (body.erp_id !== undefined) values.erpId = body.erp_id === null ? null : body.erp_id.trim();
+  if (body.email !== undefined) values.email = body.email === null ? null : body.email.trim().toLowerCase();
+  if (body.tax_id !== undefined) values.taxId = body.tax_id;
+  if (body.phone !== undefined) {
+    if (body.phone === null || body.phone.trim() === '') values.phone = null;
+    else {
+      const phone = normalizePhone(body.phone);
+      if (!phone) throw validationFailed([{ field: '/body/phone', message: 'is not a valid phone number' }]);
+      values.phone = phone;
+    }
+  }
+  return values;
+}
+
+export function createLeadService(deps: { db: Db; events: EventBus }) {
+  const { db, events } = deps;
+
+  async function assertGroup(entityId: number, groupId: number): Promise<void> {
+    if (!(await findGroup(db, entityId, groupId))) throw validationFailed([{ field: '/body/group_id', message: `group ${groupId} not found` }]);
+  }
+  async function assertErpIdFree(entityId: number, erpId: string | null | undefined, leadId?: number): Promise<void> {
+    if (!erpId) return;
+    const holder = await findLeadByErpId(db, entityId, erpId);
+    if (holder && holder.id !== leadId) throw conflict('already_exists', `erp_id ${erpId} already belongs to lead ${holder.id}`, { lead_id: holder.id });
+  }
+
+  return {
+    async list(caller: Principal, q: LeadListQuery): Promise<Page<LeadResponse>> {
+      const { rows, total, capped } = await listLeads(db, caller.entityId, {
+        limit: q.limit,
+        offset: q.offset,
+        groupId: q.group_id,
+        kind: q.kind,
+        search: q.search,
+        employeeId: q.employee_id,
+      });
+      return { data: rows.map(toLeadResponse), pagination: { limit: q.limit, offset: q.offset, total, total_capped: capped } };
+    },
+
+    /** Throws 404 `not_found` for an unknown id or another entity's lead. */
+    async get(caller: Principal, id: number): Promise<LeadResponse> {
+      const row = await findLead(db, caller.entityId, id);
+      if (!row) throw notFound('lead', id);
+      return toLeadResponse(row);
+    },
+
+    /** 400 when the group is not the caller's; 409 `already_exists` when the erp_id is taken. */
+    async create(caller: Principal, body: CreateLeadBody): Promise<LeadResponse> {
+      const values = leadValuesOf(body);
+      await assertGroup(caller.entityId, body.group_id);
+      await assertErpIdFree(caller.entityId, values.erpId);
+      const row = await insertLead(db, caller.entityId, { ...values, groupId: body.group_id, name: body.name.trim() });
+      await events.publish('lead.created', {
+        entityId: caller.entityId,
+        leadId: row.id,
+        groupId: row.groupId,
+        createdByEmployeeId: caller.employeeId,
+        occurredAt: row.createdAt.toISOString(),
+      });
+      return toLeadResponse(row);
+    },
+
+    /** Setting `erp_id` makes the lead a client; `null` makes it a lead again. Moving groups moves its contacts. */
+    async update(caller: Principal, id: number, body: UpdateLeadBody): Promise<LeadResponse> {
+      const values = leadValuesOf(body);
+      if (!(await findLead(db, caller.entityId, id))) throw notFound('lead', id);
+      if (body.group_id !== undefined) await assertGroup(caller.entityId, body.group_id);
+      await assertErpIdFree(caller.entityId, values.erpId, id);
+      const row = await db.transaction(async (tx) => updateLead(tx, caller.entityId, id, values));
+      if (!row) throw notFound('lead', id);
+      return toLeadResponse(row);
+    },
+  };
+}
+export type LeadService = ReturnType<typeof createLeadService>;

@@ -1,0 +1,58 @@
+/**
+ * The one list shape of the service: `{ data, pagination: { limit, offset, total } }` with offset
+ * pagination. `limit` defaults per list (10 for custom-field lists, SPEC "Limits") and is capped at
+ * `MAX_PAGE_SIZE`; a larger value is a 400 `validation_failed`, never silently clamped.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** Largest page any list serves (the shared client asks for 100 and 200). */
+export const MAX_PAGE_SIZE = 200;
+
+/** Query parameters `limit` and `offset` with `defaultLimit`. */
+export function pageQuery(defaultLimit = 50) {
+  return {
+    limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: defaultLimit, description: `Page size (max ${MAX_PAGE_SIZE})` }),
+    offset: Type.Integer({ minimum: 0, default: 0, description: 'Rows to skip' }),
+  };
+}
+
+/**
+ * Lists over tables that grow without bound (leads, cartera) stop counting at
+ * `max(COUNT_CAP, offset + limit + 1)` rows: an exact count of 100k rows costs more than the page itself.
+ */
+export const COUNT_CAP = 1000;
+
+/** The row count at which a capped list stops counting for this page. */
+export function countCapFor(page: PageRequest): number {
+  return Math.max(COUNT_CAP, page.offset + page.limit + 1);
+}
+
+export const Pagination = Type.Object({
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  total: Type.Integer({ description: 'Rows matching the filters across all pages (a lower bound when total_capped is true)' }),
+  total_capped: Type.Optional(
+    Type.Boolean({ description: 'Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows' }),
+  ),
+});
+export type Pagination = Static<typeof Pagination>;
+
+/** A list response schema around `item`. */
+export function pageOf<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item), pagination: Pagination });
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export interface PageRequest {
+  limit: number;
+  offset: number;
+}
+
+/** Escapes `%`, `_` and `\` so a user's search text matches literally inside `ilike '%…%'`. */
+export function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestContext } from '../../helpers/test-app.js';
+import { bearer, login } from '../../helpers/factories.js';
+import { seedDemo } from '../../../src/db/demo-seed.js';
+
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await seedDemo(t.database.db);
+  await seedDemo(t.database.db);
+});
+afterAll(async () => t.close());
+
+describe('demo data for records, custom fields and cartera', () => {
+  it('is idempotent and lets the demo admin try the records endpoints of entity 1 only', async () => {
+    const token = await login(t.app, { email: 'admin@example.com', password: 'admin123', entityId: 1 });
+    const groups = (await t.app.inject({ method: 'GET', url: '/groups', headers: bearer(token) })).json();
+    expect(groups.pagination.total).toBe(4);
+    const first = groups.data.find((g: { name: string }) => g.name === 'Familia López');
+    const contacts = (await t.app.inject({ method: 'GET', url: `/contacts?group_id=${first.id}`, headers: bearer(token) })).json();
+    expect(contacts.data[0]).toMatchObject({ name: 'Ana López', hasCustomFieldValues: true, customFieldValuesCount: 4 });
+    const cartera = (await t.app.inject({ method: 'GET', url: '/cartera/clients', headers: bearer(token) })).json();
+    expect(cartera.pagination.total).toBe(3);
+    expect(cartera.data.every((i: { seller: unknown }) => i.seller !== null)).toBe(true);
+    const fields = (await t.app.inject({ method: 'GET', url: '/custom-fields?limit=100', headers: bearer(token) })).json();
+    expect(fields.pagination.total).toBe(10);
+  });
+
+  it('gives entity 2 its own few records', async () => {
+    const token = await login(t.app, { email: 'admin@example.com', password: 'admin123', entityId: 2 });
+    const leads = (await t.app.inject({ method: 'GET', url: '/leads', headers: bearer(token) })).json();
+    expect(leads.data.map((l: { name: string }) => l.name)).toEqual(['Second Company Lead']);
+  });
+});
+
+describe('API documentation', () => {
+  it('documents the records, custom field and cartera paths in /openapi.json', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const paths = Object.keys(res.json().paths as Record<string, unknown>);
+    for (const p of ['/groups', '/leads/{id}', '/contacts', '/group-assignments', '/custom-fields', '/contacts/{id}/custom-field-values', '/cartera/leads', '/cartera/export.xlsx']) {
+      expect(paths).toContain(p);
+    }
+  });
+});
