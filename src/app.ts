@@ -24,6 +24,10 @@ import { healthRoutes } from './platform/http/health.routes.js';
 import { registerAuthModule } from './modules/auth/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
 import { registerAdminModule } from './modules/admin/index.js';
+import { createRealtimeGateway } from './platform/realtime/gateway.js';
+import { registerInteractionsModule } from './modules/interactions/index.js';
+import { registerFormsModule } from './modules/forms/index.js';
+import { registerPaymentsModule } from './modules/payments/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -69,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
+  const authenticator = createAuthenticator({ db: deps.database.db, tokens });
   const ctx: AppContext = {
     config,
     database: deps.database,
@@ -76,11 +81,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events: createEventBus(app.log),
     queue: createQueue(deps.database, app.log),
     tokens,
-    authenticator: createAuthenticator({ db: deps.database.db, tokens }),
+    authenticator,
     secrets: deps.secrets,
     log: app.log,
     redis: deps.redis,
+    realtime: createRealtimeGateway({ server: app.server, authenticator, db: deps.database.db, log: app.log, redis: deps.redis }),
   };
+  app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);
 
   app.addHook('onSend', async (request, reply) => {
@@ -114,6 +121,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerAuthModule(app, ctx);
   await registerPermissionsModule(app, ctx);
   await registerAdminModule(app, ctx);
+  await registerInteractionsModule(app, ctx);
+  await registerFormsModule(app, ctx);
+  await registerPaymentsModule(app, ctx);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());
