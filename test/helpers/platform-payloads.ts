@@ -1,0 +1,18 @@
+/** Meta's published webhook examples (test/fixtures/platform-payloads, see SOURCES.md) and builders of platform-shaped payloads. */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const DIR = join(import.meta.dirname, '../fixtures/platform-payloads');
+
+export function whatsAppExamples(): { name: string; body: Record<string, any> }[] {
+  return readdirSync(join(DIR, 'whatsapp-inbound'))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ name: f.replace(/\.json$/, ''), body: JSON.parse(readFileSync(join(DIR, 'whatsapp-inbound', f), 'utf8')) }));
+}
+
+export function whatsAppExample(name: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(DIR, 'whatsapp-inbound', `${name}.json`), 'utf8'));
+}
+
+export const DEMO_PHONE_NUMBER_ID = '106540352242922';
