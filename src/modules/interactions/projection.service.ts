@@ -117,17 +117,16 @@ async function applyMessage(db: Db, account: repo.ChannelAccountRef, event: Cano
     effects.realtime.push({ ...room, event: RealtimeEvent.conversationUpdated, payload: { conversation: toConversationResponse(updated) } });
     return;
   }
-  const isFirst = !(await repo.hasInbound(db, conv.id, m.id));
-  const sellers = await sellersOf(db, account.entityId, { leadId: updated.leadId, groupId: updated.groupId });
+  // First message of this contact in this conversation: nothing inbound was projected before it.
+  const isFirst = conv.lastInboundAt === null;
   let assignment: Assignment | null = null;
   if (updated.assignmentStatus === 'unassigned') {
-    const routed = await routeConversation(db, updated, {
-      channelTypeCode: account.channelTypeCode,
-      entityChannelAccountId: account.id,
-      messageText: event.message.text ?? '',
-      isFirstMessage: isFirst,
-      sellerEmployeeIds: sellers,
-    });
+    const routed = await routeConversation(
+      db,
+      updated,
+      { channelTypeCode: account.channelTypeCode, entityChannelAccountId: account.id, messageText: event.message.text ?? '', isFirstMessage: isFirst },
+      () => sellersOf(db, account.entityId, { leadId: updated.leadId, groupId: updated.groupId }),
+    );
     updated = routed.conversation;
     assignment = routed.assignment;
   }

@@ -31,8 +31,14 @@ export interface RouteResult {
 
 const canTake = (c: repo.Candidate) => c.is_available && c.open_count < c.capacity;
 
-/** Routes an unassigned conversation after an inbound message. */
-export async function routeConversation(db: Db, conv: ConversationRow, facts: RoutingFacts): Promise<RouteResult> {
+/**
+ * Routes an unassigned conversation after an inbound message. `sellers` is read only when the entity
+ * has queues (an entity without queues routes nothing, which keeps the common path to one query).
+ */
+export async function routeConversation(db: Db, conv: ConversationRow, partial: Omit<RoutingFacts, 'sellerEmployeeIds'>, sellers: () => Promise<number[]>): Promise<RouteResult> {
+  const setup = await repo.routingSetup(db, conv.entityId);
+  if (!setup.hasQueues) return { conversation: conv, assignment: null };
+  const facts: RoutingFacts = { ...partial, sellerEmployeeIds: await sellers() };
   for (const sellerId of facts.sellerEmployeeIds) {
     const memberships = await repo.lockMemberships(db, conv.entityId, sellerId);
     const ok = memberships.find(canTake);
@@ -41,10 +47,9 @@ export async function routeConversation(db: Db, conv: ConversationRow, facts: Ro
       return { conversation: updated, assignment: { conversation: updated, employeeId: sellerId, via: 'seller', queueId: null } };
     }
   }
-  const filters = await repo.activeFilters(db, conv.entityId);
-  const filter = filters.find((f) => matchesConditions(f.conditions as RoutingConditions, facts));
-  const queueId = filter?.queueId ?? (await repo.defaultQueue(db, conv.entityId))?.id;
-  if (queueId === undefined) return { conversation: conv, assignment: null };
+  const filter = setup.filters.find((f) => matchesConditions(f.conditions as RoutingConditions, facts));
+  const queueId = filter?.queueId ?? setup.defaultQueueId;
+  if (queueId === null) return { conversation: conv, assignment: null };
   const assignment = await assignFromQueue(db, conv.entityId, queueId, conv.id);
   if (assignment) return { conversation: assignment.conversation, assignment };
   const [queued] = await db

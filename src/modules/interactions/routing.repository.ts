@@ -85,3 +85,31 @@ export async function queuesOfEmployee(db: Db, entityId: number, employeeId: num
   const rows = await db.select({ queueId: routingQueueMember.queueId }).from(routingQueueMember).where(and(eq(routingQueueMember.entityId, entityId), eq(routingQueueMember.employeeId, employeeId)));
   return rows.map((r) => r.queueId);
 }
+
+export interface RoutingSetup {
+  hasQueues: boolean;
+  filters: FilterRow[];
+  defaultQueueId: number | null;
+}
+
+/** In one round trip: whether the entity routes at all, its active filters (priority order) and its default queue. */
+export async function routingSetup(db: Db, entityId: number): Promise<RoutingSetup> {
+  const [row] = await queryRows<{ has_queues: boolean; default_queue_id: number | null; filters: FilterJson[] | null }>(
+    db,
+    sql`select exists(select 1 from routing_queue q where q.entity_id = ${entityId}) as has_queues,
+               (select q.id from routing_queue q where q.entity_id = ${entityId} and q.is_default order by q.id limit 1) as default_queue_id,
+               (select json_agg(json_build_object('id', f.id, 'queue_id', f.queue_id, 'conditions', f.conditions) order by f.priority, f.id)
+                  from routing_filter f where f.entity_id = ${entityId} and f.is_active) as filters`,
+  );
+  return {
+    hasQueues: row?.has_queues ?? false,
+    defaultQueueId: row?.default_queue_id ?? null,
+    filters: (row?.filters ?? []).map((f) => ({ id: f.id, queueId: f.queue_id, conditions: f.conditions }) as FilterRow),
+  };
+}
+
+interface FilterJson {
+  id: number;
+  queue_id: number;
+  conditions: unknown;
+}
