@@ -5,14 +5,17 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from './client.js';
 import { seedAdminDemo, type AdminDemo } from '../modules/admin/demo.seed.js';
+import { seedInteractionsDemo, type InteractionsDemo } from '../modules/interactions/demo.seed.js';
 
 export interface DemoSummary {
   admin: AdminDemo;
+  interactions: InteractionsDemo;
 }
 
 export async function seedDemo(db: Db): Promise<DemoSummary> {
   const admin = await seedAdminDemo(db);
-  return { admin };
+  const interactions = await seedInteractionsDemo(db, admin.entities[0]!.id, [admin.employees.adminEntity1, admin.employees.sellerEntity1]);
+  return { admin, interactions };
 }
 
 /** Lines a person reads after seeding: who can log in where. */
@@ -21,6 +24,7 @@ export function describeDemo(summary: DemoSummary): string {
     'Demo data ready:',
     ...summary.admin.entities.map((e) => `  entity ${e.id}: ${e.name}`),
     ...summary.admin.logins.map((l) => `  login ${l.email} / ${l.password} (${l.note})`),
+    `  WhatsApp phone_number_id ${summary.interactions.phoneNumberId} -> entity ${summary.admin.entities[0]!.id} inbox; form key ${summary.interactions.formKey}`,
   ].join('\n');
 }
 
