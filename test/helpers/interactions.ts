@@ -3,6 +3,9 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { App } from '../../src/app.js';
 import type { DomainEventMap } from '../../src/platform/events/bus.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are asserted field by field in tests
+export interface ReceivedEvent { name: string; payload: any }
+
 /** Listens on 127.0.0.1:0 and returns the base URL. */
 export async function listen(app: App): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -12,8 +15,8 @@ export async function listen(app: App): Promise<string> {
 }
 
 /** Connects to namespace /interactions; resolves with the socket and its `interaction.ready` payload. */
-export async function connectSocket(baseUrl: string, auth: { token?: string; header?: string; query?: string }): Promise<{ socket: Socket; ready: any; events: { name: string; payload: any }[] }> {
-  const events: { name: string; payload: any }[] = [];
+export async function connectSocket(baseUrl: string, auth: { token?: string; header?: string; query?: string }): Promise<{ socket: Socket; ready: unknown; events: ReceivedEvent[] }> {
+  const events: ReceivedEvent[] = [];
   const socket = connect(`${baseUrl}/interactions`, {
     transports: ['websocket'],
     forceNew: true,

@@ -81,7 +81,7 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
   };
 
   async function processOne(id: number): Promise<void> {
-    let effects: Effects | null = null;
+    let effects: Effects | null;
     try {
       effects = await deps.db.transaction(async (tx) => {
         const row = await inboxRepo.claim(tx, id);

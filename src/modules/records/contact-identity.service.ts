@@ -47,7 +47,7 @@ export async function findOrCreateContact(
   } catch (err) {
     if (!(err instanceof LostRace)) throw err;
     const winner = await repo.findContactByChannel(db, entityId, input.type, identifier);
-    if (!winner) throw new Error('Contact channel vanished after a conflict');
+    if (!winner) throw new Error('Contact channel vanished after a conflict', { cause: err });
     return { ...winner, created: false };
   }
 }

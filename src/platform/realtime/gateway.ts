@@ -48,6 +48,8 @@ export interface RealtimeDeps {
   authCheckIntervalMs?: number;
 }
 
+type Ack = (response: { ok: boolean; rooms?: string[]; error?: string }) => void;
+
 interface SocketData {
   principal: Principal;
 }
@@ -83,7 +85,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     const { principal } = socket.data as SocketData;
     void socket.join(entityRoom(principal.entityId));
     socket.emit('interaction.ready', { entity_id: principal.entityId, user_id: principal.userId, employee_id: principal.employeeId, socket_id: socket.id });
-    socket.on('interaction.chat.subscribe', (body: unknown, ack?: unknown) => {
+    socket.on('interaction.chat.subscribe', (body: unknown, ack?: Ack) => {
       const result = roomsFor(principal.entityId, body);
       if ('error' in result) {
         if (typeof ack === 'function') ack({ ok: false, error: result.error });
@@ -92,7 +94,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
       void socket.join(result.rooms);
       if (typeof ack === 'function') ack({ ok: true, rooms: result.rooms });
     });
-    socket.on('interaction.chat.unsubscribe', (body: unknown, ack?: unknown) => {
+    socket.on('interaction.chat.unsubscribe', (body: unknown, ack?: Ack) => {
       const result = roomsFor(principal.entityId, body);
       if (!('error' in result)) for (const room of result.rooms) void socket.leave(room);
       if (typeof ack === 'function') ack('error' in result ? { ok: false, error: result.error } : { ok: true, rooms: result.rooms });
@@ -107,7 +109,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     timer = setInterval(() => {
       if (checking) return;
       checking = true;
-      reauthorize().finally(() => (checking = false));
+      void reauthorize().finally(() => (checking = false));
     }, intervalMs);
     timer.unref();
   };

@@ -6,6 +6,7 @@ import { makeChannelAccount } from '../../helpers/records-factories.js';
 import { captureEvents, connectSocket, listen, waitFor } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 
+type Row = Record<string, unknown>;
 let t: TestContext;
 let baseUrl: string;
 let e1: number;
@@ -44,26 +45,26 @@ describe('GET /interactions/conversations', () => {
   it('lists the entity inbox newest first with cursor pagination and never another entity', async () => {
     const first = await get('/interactions/conversations?limit=2');
     expect(first.statusCode).toBe(200);
-    expect(first.json().data.map((c: any) => c.external_chat_id)).toEqual(['50255580000', '50255580004']);
+    expect(first.json().data.map((c: Row) => c.external_chat_id)).toEqual(['50255580000', '50255580004']);
     const second = await get(`/api/interactions/conversations?limit=2&cursor=${first.json().pagination.next_cursor}`);
-    expect(second.json().data.map((c: any) => c.external_chat_id)).toEqual(['50255580003', '50255580002']);
+    expect(second.json().data.map((c: Row) => c.external_chat_id)).toEqual(['50255580003', '50255580002']);
     const third = await get(`/interactions/conversations?limit=2&cursor=${second.json().pagination.next_cursor}`);
-    expect(third.json().data.map((c: any) => c.external_chat_id)).toEqual(['50255580001']);
+    expect(third.json().data.map((c: Row) => c.external_chat_id)).toEqual(['50255580001']);
     expect(third.json().pagination.next_cursor).toBeNull();
-    expect((await get('/interactions/conversations', otherToken)).json().data.map((c: any) => c.external_chat_id)).toEqual(['50255589999']);
+    expect((await get('/interactions/conversations', otherToken)).json().data.map((c: Row) => c.external_chat_id)).toEqual(['50255589999']);
   });
 
   it('filters by text, unread, follow-up, channel and mine/unassigned', async () => {
-    expect((await get('/interactions/conversations?q=urgente')).json().data.map((c: any) => c.external_chat_id)).toEqual(['50255580003']);
+    expect((await get('/interactions/conversations?q=urgente')).json().data.map((c: Row) => c.external_chat_id)).toEqual(['50255580003']);
     expect((await get('/interactions/conversations?channel_type_code=social_dm')).json().data).toEqual([]);
     expect((await get('/interactions/conversations?filter=unassigned')).json().data).toHaveLength(5);
     expect((await get('/interactions/conversations?filter=mine')).json().data).toHaveLength(0);
     const list = (await get('/interactions/conversations')).json().data;
-    const target = list.find((c: any) => c.external_chat_id === '50255580001');
+    const target = list.find((c: Row) => c.external_chat_id === '50255580001');
     expect((await t.app.inject({ method: 'POST', url: `/interactions/conversations/${target.id}/read`, headers: bearer(token) })).json().unread_count).toBe(0);
-    expect((await get('/interactions/conversations?unread=false')).json().data.map((c: any) => c.id)).toEqual([target.id]);
+    expect((await get('/interactions/conversations?unread=false')).json().data.map((c: Row) => c.id)).toEqual([target.id]);
     await t.app.inject({ method: 'POST', url: `/interactions/conversations/${target.id}/follow-up`, headers: bearer(token), payload: { follow_up: true } });
-    expect((await get('/interactions/conversations?follow_up=true')).json().data.map((c: any) => c.id)).toEqual([target.id]);
+    expect((await get('/interactions/conversations?follow_up=true')).json().data.map((c: Row) => c.id)).toEqual([target.id]);
   });
 
   it('answers 400 for a bad cursor or filter and 401 without a token', async () => {
@@ -77,9 +78,9 @@ describe('conversation detail, history and changes', () => {
   it('returns the history newest first with cursor pagination', async () => {
     const conv = (await get('/interactions/conversations?q=more')).json().data[0];
     const page1 = await get(`/interactions/conversations/${conv.id}/history?limit=3`);
-    expect(page1.json().data.map((m: any) => m.text)).toEqual(['more 3', 'more 2', 'more 1']);
+    expect(page1.json().data.map((m: Row) => m.text)).toEqual(['more 3', 'more 2', 'more 1']);
     const page2 = await get(`/interactions/conversations/${conv.id}/history?limit=3&cursor=${page1.json().pagination.next_cursor}`);
-    expect(page2.json().data.map((m: any) => m.text)).toEqual(['more 0', 'hello 0']);
+    expect(page2.json().data.map((m: Row) => m.text)).toEqual(['more 0', 'hello 0']);
     expect(page2.json().pagination.next_cursor).toBeNull();
   });
 
@@ -121,7 +122,7 @@ describe('conversation detail, history and changes', () => {
     const assignerToken = await tokenFor(t.app, assigner);
     const ok = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conv.id}/assign`, headers: bearer(assignerToken), payload: { employee_id: member.employeeId } });
     expect(ok.json()).toMatchObject({ assignment_status: 'assigned', assigned_employee_id: member.employeeId });
-    expect((await get('/interactions/conversations?filter=mine')).json().data.map((c: any) => c.id)).toEqual([conv.id]);
+    expect((await get('/interactions/conversations?filter=mine')).json().data.map((c: Row) => c.id)).toEqual([conv.id]);
     const un = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conv.id}/unassign`, headers: bearer(assignerToken) });
     expect(un.json().assignment_status).toBe('unassigned');
     expect(seen.map((e) => [e.name, e.payload.employeeId, e.payload.via])).toEqual([

@@ -50,7 +50,6 @@ describe('inbox reliability', () => {
     const all = shuffle([...unique, ...duplicates]);
     expect(all.length).toBe(2000);
     let next = 0;
-    const started = Date.now();
     const statuses: number[] = [];
     await Promise.all(
       Array.from({ length: 16 }, async () => {

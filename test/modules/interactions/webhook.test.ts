@@ -10,6 +10,7 @@ import { createCommunicationsSimulator } from '../../../sim/communications/simul
 import { metaMessage, metaReaction, metaStatus, whatsAppMessage, whatsAppStatus } from '../../../sim/communications/payloads.js';
 import { queryRows } from '../../../src/db/client.js';
 
+type Row = Record<string, unknown>;
 let t: TestContext;
 let baseUrl: string;
 let sim: ReturnType<typeof createCommunicationsSimulator>;
@@ -95,8 +96,8 @@ describe('POST /api/interactions/webhooks/communications', () => {
     const payload = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550001', text: 'hola' });
     const results = [await sim.send(payload), await sim.send(payload), await sim.send(payload)];
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
-    expect(results.map((r) => (r.body as any).accepted)).toEqual([1, 0, 0]);
-    expect(results.map((r) => (r.body as any).duplicates)).toEqual([0, 1, 1]);
+    expect(results.map((r) => (r.body as Row).accepted)).toEqual([1, 0, 0]);
+    expect(results.map((r) => (r.body as Row).duplicates)).toEqual([0, 1, 1]);
     await drain();
     expect(await count('interaction_webhook_inbox')).toBe(1);
     expect(await count('message')).toBe(1);
@@ -106,8 +107,8 @@ describe('POST /api/interactions/webhooks/communications', () => {
   });
 
   it('answers 400 malformed_payload with the reason for a malformed payload and stores nothing', async () => {
-    const bad: any = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550001' });
-    delete bad.entry[0].changes[0].value.messages[0].id;
+    const bad = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550001' });
+    delete (bad.entry[0]!.changes[0]!.value as unknown as { messages: Record<string, unknown>[] }).messages[0]!.id;
     for (const body of [bad, { object: 'something_else' }, { format: 'canonical', events: [{ kind: 'message' }] }, { object: 'whatsapp_business_account', entry: [] }]) {
       const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: body });
       expect(res.statusCode).toBe(400);
@@ -118,7 +119,7 @@ describe('POST /api/interactions/webhooks/communications', () => {
     const notJson = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', headers: { 'content-type': 'application/json' }, payload: '{nope' });
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json().code).toBe('malformed_payload');
-    expect(bad.entry[0].changes[0].value.messages).toBeDefined();
+    expect(bad.entry[0]!.changes[0]!.value).toBeDefined();
     expect(await count('interaction_webhook_inbox')).toBe(0);
     expect(await count('message')).toBe(0);
   });
@@ -247,7 +248,7 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(seen.filter((e) => e.name === 'contact.created')).toHaveLength(1);
     await sim.send(whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '16505551234', text: 'second' }));
     await drain();
-    expect(seen.filter((e) => e.name === 'message.inbound').map((e) => (e.payload as any).is_first_message)).toEqual([true, false]);
+    expect(seen.filter((e) => e.name === 'message.inbound').map((e) => (e.payload as unknown as Row).is_first_message)).toEqual([true, false]);
     expect(seen.filter((e) => e.name === 'contact.created')).toHaveLength(1);
   });
 
@@ -289,7 +290,7 @@ describe('webhook signature', () => {
       expect(good.status).toBe(200);
       const wrong = await createCommunicationsSimulator({ baseUrl: url, appSecret: 'other' }).send(payload);
       expect(wrong.status).toBe(401);
-      expect((wrong.body as any).code).toBe('invalid_signature');
+      expect((wrong.body as Row).code).toBe('invalid_signature');
       const missing = await createCommunicationsSimulator({ baseUrl: url }).send(payload);
       expect(missing.status).toBe(401);
     } finally {
