@@ -169,12 +169,14 @@ describe('realtime gateway', () => {
   it('disconnects a socket whose token expires or whose user loses membership', async () => {
     const claims = decodeJwt(token);
     const now = Math.floor(Date.now() / 1000);
-    const shortLived = await new SignJWT({ ...claims, iat: now, exp: now + 1 }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const shortLived = await new SignJWT({ ...claims, iat: now, exp: now + 2 }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const disconnected = (s: Awaited<ReturnType<typeof connectSocket>>) =>
+      new Promise<void>((resolve) => (s.socket.connected ? s.socket.on('disconnect', () => resolve()) : resolve()));
     const expiring = await connectSocket(baseUrl, { token: shortLived });
+    const expiringGone = disconnected(expiring);
     const leaver = await makeMember(t.database.db, { entityId: e1 });
     const leaving = await connectSocket(baseUrl, { token: await tokenFor(t.app, leaver) });
-    const disconnected = (s: typeof expiring) => new Promise<void>((resolve) => s.socket.on('disconnect', () => resolve()));
-    const gone = [disconnected(expiring), disconnected(leaving)];
+    const gone = [expiringGone, disconnected(leaving)];
     await t.database.executeSql('update employee set is_active = false where id = $1', [leaver.employeeId]);
     await Promise.all(gone);
     expect(expiring.events.find((e) => e.name === 'interaction.session.expired')?.payload).toEqual({ reason: 'token_expired' });
