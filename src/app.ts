@@ -30,6 +30,10 @@ import { registerAdminModule } from './modules/admin/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
+import { createRealtimeGateway } from './platform/realtime/gateway.js';
+import { registerInteractionsModule } from './modules/interactions/index.js';
+import { registerFormsModule } from './modules/forms/index.js';
+import { registerPaymentsModule } from './modules/payments/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -75,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
+  const authenticator = createAuthenticator({ database: deps.database, tokens });
   const ctx: AppContext = {
     config,
     database: deps.database,
@@ -82,11 +87,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     events: createEventBus(app.log),
     queue: createQueue(deps.database, app.log),
     tokens,
-    authenticator: createAuthenticator({ database: deps.database, tokens }),
+    authenticator,
     secrets: deps.secrets,
     log: app.log,
     redis: deps.redis,
+    realtime: createRealtimeGateway({ server: app.server, authenticator, db: deps.database.db, log: app.log, redis: deps.redis }),
   };
+  app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);
 
   app.addHook('onSend', async (request, reply) => {
@@ -126,6 +133,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerRecordsModule(app, ctx);
   await registerCustomFieldsModule(app, ctx);
   await registerCarteraModule(app, ctx);
+  await registerInteractionsModule(app, ctx);
+  await registerFormsModule(app, ctx);
+  await registerPaymentsModule(app, ctx);
 
   if (deps.startQueue !== false) {
     app.addHook('onReady', async () => ctx.queue.start());

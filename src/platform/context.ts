@@ -10,6 +10,7 @@ import type { Queue } from './queue/queue.js';
 import type { TokenService } from './auth/jwt.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { ResolvedSecrets } from './secrets.js';
+import type { Realtime } from './realtime/gateway.js';
 
 export interface AppContext {
   config: Config;
@@ -23,4 +24,6 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Shared Redis connection when `REDIS_URL` is set. */
   redis: Redis | undefined;
+  /** The realtime gateway (namespace /interactions); modules emit through `realtime.toEntity(...)`. */
+  realtime: Realtime;
 }

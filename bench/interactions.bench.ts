@@ -1,0 +1,160 @@
+/**
+ * Inbound webhook benchmark: the communications simulator posts WhatsApp messages at a fixed rate
+ * (500 events/s for 20 s by default) while a real Socket.IO client of the entity listens. Reports
+ * webhook acceptance latency (HTTP answer) and webhook-to-socket latency (POST sent until
+ * `interaction.message.created` for that message arrives), then probes higher rates for 5 s each to
+ * find the sustainable maximum (the highest rate whose achieved rate stays within 95% of the target
+ * with socket p99 under 1 s). Honours DATABASE_URL (PostgreSQL); 127.0.0.1 only.
+ */
+import { Agent, request } from 'node:http';
+import { io } from 'socket.io-client';
+import { startServer, type BenchServer, type BenchSection } from './lib.js';
+import { whatsAppMessage } from '../sim/communications/payloads.js';
+import { createDirectoryService } from '../src/modules/admin/directory.service.js';
+import { entityChannelAccount } from '../src/modules/records/entity-channel-account.table.js';
+import { claimsFor } from '../src/modules/auth/auth.service.js';
+
+const PNID = 'BENCH-PNID';
+
+interface RunStats {
+  targetRate: number;
+  achievedRate: number;
+  acceptP50: number;
+  acceptP99: number;
+  socketP50: number;
+  socketP99: number;
+  lost: number;
+  non200: number;
+}
+
+// Bounded keep-alive connections, as the communications service would hold them.
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(url: string, body: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end(body);
+  });
+}
+
+const pct = (values: number[], p: number) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+async function runAtRate(server: BenchServer, token: string, rate: number, seconds: number, tag: string): Promise<RunStats> {
+  const socket = io(`${server.baseUrl}/interactions`, { transports: ['websocket'], auth: { token }, forceNew: true });
+  await new Promise((resolve, reject) => {
+    socket.once('interaction.ready', resolve);
+    socket.once('connect_error', reject);
+  });
+  const sentAt = new Map<string, number>();
+  const socketLatency: number[] = [];
+  socket.on('interaction.message.created', (p: { message: { external_message_id: string } }) => {
+    const t0 = sentAt.get(p.message.external_message_id);
+    if (t0 !== undefined) socketLatency.push(performance.now() - t0);
+  });
+  const accept: number[] = [];
+  let non200 = 0;
+  const url = `${server.baseUrl}/api/interactions/webhooks/communications`;
+  const total = rate * seconds;
+  const started = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const id = `wamid.${tag}.${i}`;
+    const body = JSON.stringify(whatsAppMessage({ phoneNumberId: PNID }, { from: `50255${String(100_000 + (i % 2000))}`, id, text: `bench ${i}` }));
+    const t0 = performance.now();
+    sentAt.set(id, t0);
+    inflight.push(
+      post(url, body).then((status) => {
+        accept.push(performance.now() - t0);
+        if (status !== 200) non200++;
+      }),
+    );
+  }
+  await Promise.all(inflight);
+  const sendSeconds = (performance.now() - started) / 1000;
+  const deadline = performance.now() + 15_000;
+  while (socketLatency.length < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  socket.disconnect();
+  return {
+    targetRate: rate,
+    achievedRate: total / sendSeconds,
+    acceptP50: pct(accept, 50),
+    acceptP99: pct(accept, 99),
+    socketP50: pct(socketLatency, 50),
+    socketP99: pct(socketLatency, 99),
+    lost: total - socketLatency.length,
+    non200,
+  };
+}
+
+export async function run(): Promise<BenchSection> {
+  const server = await startServer({ LOG_LEVEL: 'warn' });
+  try {
+    const db = server.database.db;
+    const dir = createDirectoryService(db);
+    const entity = await dir.ensureEntity({ name: 'Bench' });
+    const user = await dir.upsertUser({ email: `bench-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
+    await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench' });
+    await db.insert(entityChannelAccount).values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: PNID, displayName: 'Bench' }).onConflictDoNothing();
+    const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
+    const token = (await server.app.ctx.tokens.sign(claimsFor(principal!))).token;
+
+    const seconds = Number(process.env.BENCH_INTERACTIONS_SECONDS ?? 20);
+    const main = await runAtRate(server, token, 500, seconds, 'main');
+    const probes: RunStats[] = [];
+    for (const rate of [750, 1000, 1500, 2000]) {
+      const r = await runAtRate(server, token, rate, 5, `probe${rate}`);
+      probes.push(r);
+      if (r.achievedRate < rate * 0.95 || !(r.socketP99 < 1000) || r.lost > 0) break;
+    }
+    const sustainable = [main, ...probes].filter((r) => r.achievedRate >= r.targetRate * 0.95 && r.socketP99 < 1000 && r.lost === 0).map((r) => r.targetRate);
+    const max = sustainable.length > 0 ? Math.max(...sustainable) : 0;
+    const row = (r: RunStats) =>
+      `| ${r.targetRate} | ${r.achievedRate.toFixed(0)} | ${r.acceptP50.toFixed(1)} | ${r.acceptP99.toFixed(1)} | ${r.socketP50.toFixed(1)} | ${r.socketP99.toFixed(1)} | ${r.lost} | ${r.non200} |`;
+    const markdown = [
+      `Database: ${server.kind}. ${seconds} s at 500 events/s, then 5 s probes at higher rates. Latencies in ms.`,
+      '',
+      '| target ev/s | achieved ev/s | accept p50 | accept p99 | webhook→socket p50 | webhook→socket p99 | lost | non-200 |',
+      '|---|---|---|---|---|---|---|---|',
+      row(main),
+      ...probes.map(row),
+      '',
+      `Sustainable maximum measured: ${max} events/s (achieved ≥ 95% of target, every event reached the socket, socket p99 < 1 s).`,
+    ].join('\n');
+    return {
+      title: 'Inbound webhook (interactions)',
+      markdown,
+      checks: [
+        { name: 'webhook acceptance p99 < 25 ms at 500 ev/s', ok: main.acceptP99 < 25, detail: `${main.acceptP99.toFixed(1)} ms` },
+        { name: 'webhook-to-socket p99 < 200 ms at 500 ev/s', ok: main.socketP99 < 200, detail: `${main.socketP99.toFixed(1)} ms` },
+        { name: 'every accepted event reached the socket', ok: main.lost === 0 && main.non200 === 0, detail: `lost ${main.lost}, non-200 ${main.non200}` },
+      ],
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().then(
+    (section) => {
+      console.log(`## ${section.title}\n\n${section.markdown}\n`);
+      for (const c of section.checks) console.log(`${c.ok ? 'ok' : 'FAILED'}: ${c.name} (${c.detail})`);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,38 @@
+import { integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { entity } from '../admin/entity.table.js';
+import { contact } from '../records/contact.table.js';
+
+/** A per-entity key a web form sends with each submission; it selects the entity the contact belongs to. */
+export const formKey = pgTable(
+  'form_key',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    key: text().notNull(),
+    name: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('form_key_key_uq').on(t.key)],
+);
+
+/** One ingested submission; unique per entity and submission id, which makes ingest idempotent. */
+export const formSubmission = pgTable(
+  'form_submission',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    formKeyId: integer()
+      .notNull()
+      .references(() => formKey.id),
+    submissionId: text().notNull(),
+    contactId: integer()
+      .notNull()
+      .references(() => contact.id),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('form_submission_entity_id_submission_id_uq').on(t.entityId, t.submissionId)],
+);

@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { FormsService } from './forms.service.js';
+
+const IngestBody = Type.Object({
+  form_key: Type.String({ minLength: 1, maxLength: 200 }),
+  submission_id: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: 300 }),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+  phone: Type.Optional(Type.String({ maxLength: 40 })),
+  fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+const IngestResponse = Type.Object({
+  entity_id: Type.Integer(),
+  contact_id: Type.Integer(),
+  lead_id: Type.Integer(),
+  group_id: Type.Integer(),
+  created: Type.Boolean(),
+  duplicate: Type.Boolean(),
+});
+
+/** `POST /api/interactions/forms/ingest` (no JWT, no CORS). */
+export const formsRoutes: FastifyPluginAsyncTypebox<{ service: FormsService }> = async (app, { service }) => {
+  app.post('/ingest', { config: { auth: 'none' }, schema: { tags: ['webhooks'], summary: 'Web form submission', security: [], body: IngestBody, response: { 200: IngestResponse } } }, async (request) =>
+    service.ingest(request.body),
+  );
+};

@@ -1,0 +1,56 @@
+/** Rows to API shapes (explicit, so internal columns never leak). */
+import type { conversation } from './conversation.table.js';
+import type { message } from './message.table.js';
+import type { ConversationResponse, MessageResponse } from './conversation.schemas.js';
+
+export type ConversationRow = typeof conversation.$inferSelect;
+export type MessageRow = typeof message.$inferSelect;
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+export function toConversationResponse(r: ConversationRow): ConversationResponse {
+  return {
+    id: r.id,
+    entity_id: r.entityId,
+    entity_channel_account_id: r.entityChannelAccountId,
+    channel_type_code: r.channelTypeCode,
+    external_chat_id: r.externalChatId,
+    contact_id: r.contactId,
+    lead_id: r.leadId,
+    group_id: r.groupId,
+    sender_name: r.senderName,
+    assignment_status: r.assignmentStatus,
+    assigned_employee_id: r.assignedEmployeeId,
+    assigned_at: iso(r.assignedAt),
+    queue_id: r.queueId,
+    last_message_id: r.lastMessageId,
+    last_message_preview: r.lastMessagePreview,
+    last_message_at: iso(r.lastMessageAt),
+    unread_count: r.unreadCount,
+    follow_up: r.followUp,
+    workspace_notes: r.workspaceNotes,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+export function toMessageResponse(r: MessageRow): MessageResponse {
+  return {
+    id: r.id,
+    conversation_id: r.conversationId,
+    direction: r.direction,
+    type: r.type,
+    text: r.text,
+    content: r.content as Record<string, unknown>,
+    external_message_id: r.externalMessageId,
+    reply_to_external_id: r.replyToExternalId,
+    media_id: r.mediaId,
+    status: r.status,
+    sent_at: iso(r.sentAt),
+    delivered_at: iso(r.deliveredAt),
+    read_at: iso(r.readAt),
+    failed_at: iso(r.failedAt),
+    errors: (r.errors as unknown[] | null) ?? null,
+    occurred_at: r.occurredAt.toISOString(),
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The conversations API (SPEC "Interactions" → Conversations): inbox list, detail, history, workspace
+ * notes, read, follow-up, assign and unassign. Another entity's conversation is 404. Changes are
+ * pushed to the entity's sockets after commit.
+ */
+import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../platform/events/bus.js';
+import type { Realtime } from '../../platform/realtime/gateway.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import { badRequest, notFound } from '../../platform/errors.js';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../db/client.js';
+import * as repo from './conversation.repository.js';
+import { toConversationResponse, toMessageResponse, type ConversationRow } from './conversation.mapper.js';
+import type { ConversationListQuery, ConversationResponse, MessageResponse } from './conversation.schemas.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { RealtimeEvent } from './realtime-events.js';
+import { drainQueuesOf } from './routing.engine.js';
+import { pushAssignmentEffects, type Effects } from './projection.service.js';
+import { publishEffects } from './effects.js';
+
+type Page<T> = { data: T[]; pagination: { next_cursor: string | null; limit: number } };
+
+export interface ConversationService {
+  list(p: Principal, q: ConversationListQuery): Promise<Page<ConversationResponse>>;
+  get(p: Principal, id: number): Promise<ConversationResponse>;
+  history(p: Principal, id: number, q: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<MessageResponse>>;
+  setNotes(p: Principal, id: number, notes: string): Promise<ConversationResponse>;
+  markRead(p: Principal, id: number): Promise<ConversationResponse>;
+  setFollowUp(p: Principal, id: number, followUp: boolean): Promise<ConversationResponse>;
+  assign(p: Principal, id: number, employeeId: number): Promise<ConversationResponse>;
+  unassign(p: Principal, id: number): Promise<ConversationResponse>;
+}
+
+export function createConversationService(deps: { db: Db; events: EventBus; realtime: Realtime }): ConversationService {
+  const { db } = deps;
+  const load = async (p: Principal, id: number) => {
+    const row = await repo.getConversation(db, p.entityId, id);
+    if (!row) throw notFound('conversation', id);
+    return row;
+  };
+  const update = async (p: Principal, id: number, values: Parameters<typeof repo.updateConversation>[3], event: string) => {
+    const row = await repo.updateConversation(db, p.entityId, id, values);
+    if (!row) throw notFound('conversation', id);
+    const body = toConversationResponse(row);
+    deps.realtime.toEntity(p.entityId, event, { conversation: body }, { externalChatId: row.externalChatId, conversationId: row.id });
+    return body;
+  };
+  return {
+    async list(p, q) {
+      const limit = q.limit ?? 25;
+      const after = decodeCursor(q.cursor);
+      const rows = await repo.listConversations(db, p.entityId, {
+        filter: q.filter ?? 'all',
+        employeeId: p.employeeId,
+        channelTypeCode: q.channel_type_code,
+        followUp: q.follow_up,
+        unread: q.unread,
+        q: q.q,
+        after: after ? { sortKeyMs: after.key, id: after.id } : undefined,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { data: page.map(toConversationResponse), pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.lastMessageAt?.getTime() ?? 0, last.id) : null, limit } };
+    },
+    async get(p, id) {
+      return toConversationResponse(await load(p, id));
+    },
+    async history(p, id, q) {
+      await load(p, id);
+      const limit = q.limit ?? 50;
+      const before = decodeCursor(q.cursor);
+      const rows = await repo.history(db, p.entityId, id, limit + 1, before ? { ms: before.key, id: before.id } : undefined);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { data: page.map(toMessageResponse), pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.occurredAtMs, last.id) : null, limit } };
+    },
+    setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, RealtimeEvent.conversationUpdated),
+    markRead: (p, id) => update(p, id, { unreadCount: 0 }, RealtimeEvent.conversationRead),
+    setFollowUp: (p, id, followUp) => update(p, id, { followUp }, RealtimeEvent.conversationUpdated),
+    async assign(p, id, employeeId) {
+      const member = await queryRows<{ id: number }>(db, sql`select id from employee where id = ${employeeId} and entity_id = ${p.entityId} and is_active`);
+      if (member.length === 0) throw badRequest('invalid_employee', `Employee ${employeeId} is not an active member of this entity`);
+      const effects: Effects = { realtime: [], domain: [] };
+      let previous: ConversationRow | undefined;
+      const row = await db.transaction(async (tx) => {
+        previous = await repo.getConversation(tx, p.entityId, id, true);
+        if (!previous) throw notFound('conversation', id);
+        const updated = await repo.updateConversation(tx, p.entityId, id, { assignmentStatus: 'assigned', assignedEmployeeId: employeeId, assignedAt: new Date(), queuedAt: null });
+        pushAssignmentEffects(effects, { conversation: updated!, employeeId, via: 'manual', queueId: null }, p.employeeId);
+        if (previous.assignmentStatus === 'assigned' && previous.assignedEmployeeId !== null && previous.assignedEmployeeId !== employeeId) {
+          unassignEffects(effects, previous, p.employeeId);
+          for (const a of await drainQueuesOf(tx, p.entityId, previous.assignedEmployeeId)) pushAssignmentEffects(effects, a, null);
+        }
+        return updated!;
+      });
+      await publishEffects(deps, effects);
+      return toConversationResponse(row);
+    },
+    async unassign(p, id) {
+      const effects: Effects = { realtime: [], domain: [] };
+      const row = await db.transaction(async (tx) => {
+        const previous = await repo.getConversation(tx, p.entityId, id, true);
+        if (!previous) throw notFound('conversation', id);
+        const updated = await repo.updateConversation(tx, p.entityId, id, { assignmentStatus: 'unassigned', assignedEmployeeId: null, assignedAt: null, queueId: null, queuedAt: null });
+        effects.realtime.push({ entityId: p.entityId, conversationId: id, externalChatId: updated!.externalChatId, event: RealtimeEvent.conversationUpdated, payload: { conversation: toConversationResponse(updated!) } });
+        if (previous.assignmentStatus === 'assigned' && previous.assignedEmployeeId !== null) {
+          unassignEffects(effects, previous, p.employeeId);
+          for (const a of await drainQueuesOf(tx, p.entityId, previous.assignedEmployeeId)) pushAssignmentEffects(effects, a, null);
+        }
+        return updated!;
+      });
+      await publishEffects(deps, effects);
+      return toConversationResponse(row);
+    },
+  };
+}
+
+function unassignEffects(effects: Effects, previous: ConversationRow, by: number): void {
+  effects.domain.push({
+    name: 'conversation.unassigned',
+    payload: {
+      entityId: previous.entityId,
+      conversationId: previous.id,
+      contactId: previous.contactId,
+      leadId: previous.leadId,
+      groupId: previous.groupId,
+      employeeId: previous.assignedEmployeeId!,
+      via: 'manual',
+      queueId: previous.queueId,
+      changedByEmployeeId: by,
+      occurredAt: new Date().toISOString(),
+    },
+  });
+}

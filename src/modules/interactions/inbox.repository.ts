@@ -1,0 +1,101 @@
+/** Drizzle queries of the webhook inbox: insert-or-ignore, claim, outcome, retries and operator lists. */
+import { and, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { interactionWebhookInbox as inbox } from './inbox.table.js';
+import type { CanonicalEvent } from './canonical.js';
+
+export type InboxRow = typeof inbox.$inferSelect;
+
+export interface NewInboxEvent {
+  eventKey: string;
+  chatKey: string;
+  event: CanonicalEvent;
+}
+
+/**
+ * Inserts the events that are new (unique event key) in one statement and returns them. Their first
+ * attempt is the inline worker's; the sweeper only takes them after `graceSeconds`.
+ */
+export async function insertNew(db: Db, events: NewInboxEvent[], graceSeconds: number): Promise<{ id: number; eventKey: string }[]> {
+  if (events.length === 0) return [];
+  const nextAttemptAt = new Date(Date.now() + graceSeconds * 1000);
+  return db
+    .insert(inbox)
+    .values(
+      events.map((e) => ({
+        eventKey: e.eventKey,
+        platform: e.event.platform,
+        kind: e.event.kind,
+        accountExternalId: e.event.account_id,
+        externalChatId: e.event.kind === 'account_error' ? null : e.event.external_chat_id,
+        occurredAt: new Date(e.event.occurred_at),
+        event: e.event,
+        nextAttemptAt,
+      })),
+    )
+    .onConflictDoNothing()
+    .returning({ id: inbox.id, eventKey: inbox.eventKey });
+}
+
+/** Locks the pending row `id` for processing; undefined when it is done or another worker holds it. */
+export async function claim(db: Db, id: number): Promise<InboxRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(inbox)
+    .where(and(eq(inbox.id, id), eq(inbox.state, 'pending')))
+    .for('update', { skipLocked: true });
+  return row;
+}
+
+export async function markOutcome(db: Db, id: number, state: 'processed' | 'unroutable', entityId: number | null): Promise<void> {
+  await db
+    .update(inbox)
+    .set({ state, entityId, processedAt: new Date(), attempts: sql`${inbox.attempts} + 1`, lastError: null })
+    .where(eq(inbox.id, id));
+}
+
+/** Records a failed attempt; after `maxAttempts` the row moves to the dead-letter list with its error. */
+export async function recordFailure(db: Db, id: number, error: string, maxAttempts: number, baseDelayMs: number): Promise<void> {
+  await db.execute(sql`
+    update interaction_webhook_inbox
+       set attempts = attempts + 1,
+           last_error = ${error.slice(0, 2000)},
+           state = case when attempts + 1 >= ${maxAttempts} then 'dead' else state end,
+           next_attempt_at = now() + (least(${baseDelayMs}::bigint * power(2, attempts)::bigint, 300000) || ' milliseconds')::interval
+     where id = ${id} and state = 'pending'`);
+}
+
+/** Pending rows due for an attempt (retries, and work a stopped process left behind), oldest first. */
+export async function dueRows(db: Db, limit: number, includeUntried = false): Promise<{ id: number; platform: string; accountExternalId: string; externalChatId: string | null }[]> {
+  return db
+    .select({ id: inbox.id, platform: inbox.platform, accountExternalId: inbox.accountExternalId, externalChatId: inbox.externalChatId })
+    .from(inbox)
+    .where(and(eq(inbox.state, 'pending'), includeUntried ? or(lte(inbox.nextAttemptAt, new Date()), eq(inbox.attempts, 0)) : lte(inbox.nextAttemptAt, new Date())))
+    .orderBy(inbox.occurredAt, inbox.id)
+    .limit(limit);
+}
+
+export async function listByState(db: Db, state: 'dead' | 'unroutable', limit: number, beforeId: number | undefined): Promise<InboxRow[]> {
+  return db
+    .select()
+    .from(inbox)
+    .where(and(eq(inbox.state, state), beforeId !== undefined ? lt(inbox.id, beforeId) : undefined))
+    .orderBy(desc(inbox.id))
+    .limit(limit);
+}
+
+/** Puts dead or unroutable rows back to pending for an immediate attempt. */
+export async function requeue(db: Db, ids: number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db
+    .update(inbox)
+    .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date() })
+    .where(and(inArray(inbox.id, ids), inArray(inbox.state, ['dead', 'unroutable'])))
+    .returning({ id: inbox.id });
+  return rows.length;
+}
+
+/** Forgets processed events older than `days` (event ids are remembered at least that long). */
+export async function purgeProcessed(db: Db, days: number): Promise<void> {
+  await db.delete(inbox).where(and(eq(inbox.state, 'processed'), lt(inbox.receivedAt, new Date(Date.now() - days * 86_400_000))));
+}

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.js';
+import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { createInboxWorker, type InboxWorker } from './inbox.worker.js';
+import { createWebhookService } from './webhook.service.js';
+import { createOperatorService } from './operator.service.js';
+import { webhookRoutes } from './webhook.routes.js';
+import { createConversationService } from './conversation.service.js';
+import { conversationRoutes } from './conversation.routes.js';
+import { createRoutingService } from './routing.service.js';
+import { routingRoutes } from './routing.routes.js';
+import './interactions.events.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The inline inbox worker (tests and operators wait on it, reconfigure retries). */
+    interactionsWorker: InboxWorker;
+  }
+}
+
+/**
+ * Registers the communications webhook (`/api/interactions/webhooks/*`), the conversations and routing
+ * APIs (`/interactions/*`, bare and under /api) and starts the inbox worker with the app.
+ */
+export async function registerInteractionsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const worker = createInboxWorker({
+    db: ctx.db,
+    events: ctx.events,
+    realtime: ctx.realtime,
+    log: ctx.log,
+    options: { concurrency: ctx.database.kind === 'postgres' ? 8 : 2, maxAttempts: 8, retryBaseDelayMs: 1000, sweepIntervalMs: 1000, retentionDays: 9 },
+  });
+  app.decorate('interactionsWorker', worker);
+  app.addHook('onReady', async () => worker.start());
+  app.addHook('preClose', async () => worker.stop());
+
+  const service = createWebhookService({ db: ctx.db, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
+  const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
+  await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
+  await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
+  await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
+}

@@ -1,0 +1,44 @@
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { entity } from '../admin/entity.table.js';
+import { conversation } from './conversation.table.js';
+
+/**
+ * One message of a conversation. `external_message_id` is the platform id (wamid, mid), unique per
+ * entity. `status` only moves forward (sent → delivered → read; failed is terminal), each step keeping
+ * its platform time, so a late `delivered` never overwrites `read`. `status_rank` orders the steps.
+ */
+export const message = pgTable(
+  'message',
+  {
+    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    entityId: integer()
+      .notNull()
+      .references(() => entity.id),
+    conversationId: integer()
+      .notNull()
+      .references(() => conversation.id, { onDelete: 'cascade' }),
+    direction: text().notNull(),
+    type: text().notNull(),
+    text: text(),
+    /** The type-specific part of the canonical message (media, location, contacts, reply ids...). */
+    content: jsonb().notNull(),
+    externalMessageId: text().notNull(),
+    replyToExternalId: text(),
+    mediaId: text(),
+    status: text(),
+    statusRank: integer().notNull().default(0),
+    sentAt: timestamp({ withTimezone: true }),
+    deliveredAt: timestamp({ withTimezone: true }),
+    readAt: timestamp({ withTimezone: true }),
+    failedAt: timestamp({ withTimezone: true }),
+    errors: jsonb(),
+    occurredAt: timestamp({ withTimezone: true }).notNull(),
+    /** Sort key for history: platform time in ms, then id. */
+    occurredAtMs: bigint({ mode: 'number' }).notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('message_entity_id_external_message_id_uq').on(t.entityId, t.externalMessageId),
+    index('message_conversation_id_occurred_at_ms_idx').on(t.conversationId, t.occurredAtMs, t.id),
+  ],
+);

@@ -1,0 +1,150 @@
+/** Drizzle queries of the projection: channel accounts, conversations and messages, inside the worker's transaction. */
+import { and, eq, inArray, lte, lt, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { entityChannelAccount } from '../records/entity-channel-account.table.js';
+import { conversation } from './conversation.table.js';
+import { message } from './message.table.js';
+import { interactionCommunicationsConfig } from './communications-config.table.js';
+import type { ConversationRow, MessageRow } from './conversation.mapper.js';
+import type { Platform } from './canonical.js';
+
+export type ChannelTypeCode = 'chatapp_api' | 'chatapp_business' | 'social_messenger' | 'social_dm';
+
+/** Channel type codes an account of `platform` may carry. */
+export const PLATFORM_CODES: Record<Platform, ChannelTypeCode[]> = {
+  whatsapp: ['chatapp_api', 'chatapp_business'],
+  messenger: ['social_messenger'],
+  instagram: ['social_dm'],
+};
+
+export interface ChannelAccountRef {
+  id: number;
+  entityId: number;
+  channelTypeCode: ChannelTypeCode;
+}
+
+export async function findChannelAccount(db: Db, platform: Platform, externalAccountId: string): Promise<ChannelAccountRef | undefined> {
+  const [row] = await db
+    .select({ id: entityChannelAccount.id, entityId: entityChannelAccount.entityId, channelTypeCode: entityChannelAccount.channelTypeCode })
+    .from(entityChannelAccount)
+    .where(and(eq(entityChannelAccount.externalAccountId, externalAccountId), inArray(entityChannelAccount.channelTypeCode, PLATFORM_CODES[platform]), eq(entityChannelAccount.isActive, true)))
+    .limit(1);
+  return row;
+}
+
+/** The entity whose communications config names `externalAppId` or `communicationsEntityId`. */
+export async function findEntityByCommunicationsConfig(db: Db, externalAppId: string | null, communicationsEntityId: string | null): Promise<number | undefined> {
+  if (externalAppId === null && communicationsEntityId === null) return undefined;
+  const conds = [];
+  if (externalAppId !== null) conds.push(eq(interactionCommunicationsConfig.externalAppId, externalAppId));
+  if (communicationsEntityId !== null) conds.push(eq(interactionCommunicationsConfig.communicationsEntityId, communicationsEntityId));
+  const [row] = await db
+    .select({ entityId: interactionCommunicationsConfig.entityId })
+    .from(interactionCommunicationsConfig)
+    .where(conds.length === 1 ? conds[0] : sql`${conds[0]} or ${conds[1]}`)
+    .limit(1);
+  return row?.entityId;
+}
+
+/** Registers a receiving account learned through the communications config (first event of a new number or page). */
+export async function registerChannelAccount(db: Db, entityId: number, platform: Platform, externalAccountId: string): Promise<ChannelAccountRef> {
+  const code = PLATFORM_CODES[platform][0]!;
+  await db.insert(entityChannelAccount).values({ entityId, channelTypeCode: code, externalAccountId, displayName: `${platform} ${externalAccountId}` }).onConflictDoNothing();
+  const found = await findChannelAccount(db, platform, externalAccountId);
+  if (!found) throw new Error(`Channel account ${externalAccountId} could not be registered`);
+  return found;
+}
+
+export async function lockConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(conversation)
+    .where(and(eq(conversation.entityChannelAccountId, channelAccountId), eq(conversation.externalChatId, externalChatId)))
+    .for('update');
+  return row;
+}
+
+export async function insertConversation(db: Db, values: typeof conversation.$inferInsert): Promise<ConversationRow | undefined> {
+  const [row] = await db.insert(conversation).values(values).onConflictDoNothing().returning();
+  return row;
+}
+
+export async function insertMessage(db: Db, values: typeof message.$inferInsert): Promise<MessageRow | undefined> {
+  const [row] = await db.insert(message).values(values).onConflictDoNothing().returning();
+  return row;
+}
+
+export async function hasInbound(db: Db, conversationId: number, exceptId: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: message.id })
+    .from(message)
+    .where(and(eq(message.conversationId, conversationId), eq(message.direction, 'inbound'), sql`${message.id} <> ${exceptId}`))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** Moves the conversation's last message forward (never back to an older platform time) and counts unread inbound. */
+export async function applyMessageToConversation(db: Db, conv: ConversationRow, m: MessageRow, senderName: string | null): Promise<ConversationRow> {
+  const newer = conv.lastMessageAt === null || m.occurredAt.getTime() >= conv.lastMessageAt.getTime();
+  const inbound = m.direction === 'inbound';
+  const preview = m.text !== null && m.text !== '' ? m.text.slice(0, 200) : `[${m.type}]`;
+  const [row] = await db
+    .update(conversation)
+    .set({
+      ...(newer ? { lastMessageId: m.id, lastMessagePreview: preview, lastMessageAt: m.occurredAt } : {}),
+      ...(inbound ? { unreadCount: sql`${conversation.unreadCount} + 1`, lastInboundAt: sql`greatest(${conversation.lastInboundAt}, ${m.occurredAt.toISOString()}::timestamptz)` } : {}),
+      ...(inbound && senderName !== null ? { senderName } : {}),
+      updatedAt: new Date(),
+    })
+    .where(eq(conversation.id, conv.id))
+    .returning();
+  return row!;
+}
+
+export async function findMessageForUpdate(db: Db, entityId: number, externalMessageId: string): Promise<MessageRow | undefined> {
+  const [row] = await db.select().from(message).where(and(eq(message.entityId, entityId), eq(message.externalMessageId, externalMessageId))).for('update');
+  return row;
+}
+
+export const STATUS_RANK = { sent: 1, delivered: 2, read: 3, failed: 4 } as const;
+const STATUS_COLUMN = { sent: 'sentAt', delivered: 'deliveredAt', read: 'readAt', failed: 'failedAt' } as const;
+
+/**
+ * Records `status` at `at` on message `id`: the step's own time is kept (first one wins), and the current
+ * status only moves to a higher rank, so arrival order never matters.
+ */
+export async function applyStatus(db: Db, id: number, status: keyof typeof STATUS_RANK, at: Date, errors: unknown[] | null): Promise<MessageRow | undefined> {
+  const rank = STATUS_RANK[status];
+  const column = message[STATUS_COLUMN[status]];
+  const [row] = await db
+    .update(message)
+    .set({
+      [STATUS_COLUMN[status]]: sql`coalesce(${column}, ${at.toISOString()}::timestamptz)`,
+      status: sql`case when ${message.statusRank} < ${rank} then ${status} else ${message.status} end`,
+      statusRank: sql`greatest(${message.statusRank}, ${rank})`,
+      ...(errors !== null ? { errors } : {}),
+    })
+    .where(eq(message.id, id))
+    .returning();
+  return row;
+}
+
+/** Watermark statuses (Messenger): every outbound message of the conversation up to `upTo` below the rank. */
+export async function applyWatermark(db: Db, conversationId: number, status: 'delivered' | 'read', upTo: Date, at: Date): Promise<MessageRow[]> {
+  const rank = STATUS_RANK[status];
+  const column = message[STATUS_COLUMN[status]];
+  return db
+    .update(message)
+    .set({
+      [STATUS_COLUMN[status]]: sql`coalesce(${column}, ${at.toISOString()}::timestamptz)`,
+      status,
+      statusRank: rank,
+    })
+    .where(and(eq(message.conversationId, conversationId), eq(message.direction, 'outbound'), lte(message.occurredAt, upTo), lt(message.statusRank, rank)))
+    .returning();
+}
+
+export async function findConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
+  const [row] = await db.select().from(conversation).where(and(eq(conversation.entityChannelAccountId, channelAccountId), eq(conversation.externalChatId, externalChatId)));
+  return row;
+}

@@ -1,0 +1,226 @@
+/**
+ * Steps 6 and 7 of SPEC "Inbound webhook processing order": applies one canonical event to the local
+ * projection inside the caller's transaction and returns the effects (realtime events, domain events)
+ * to publish after commit. Idempotent by construction: messages are unique per platform id, statuses only
+ * move forward, and the inbox row is marked processed in the same transaction.
+ */
+import type { Db } from '../../db/client.js';
+import { findOrCreateContact, sellersOf, creationEvents } from '../records/contact-identity.service.js';
+import type { ContactChannelType } from '../records/channel-identifier.js';
+import type { CanonicalEvent, CanonicalMessageEvent, CanonicalStatusEvent, Platform } from './canonical.js';
+import * as repo from './projection.repository.js';
+import { toConversationResponse, toMessageResponse, type ConversationRow, type MessageRow } from './conversation.mapper.js';
+import { routeConversation, type Assignment } from './routing.engine.js';
+import { RealtimeEvent } from './realtime-events.js';
+import type { DomainEventMap } from '../../platform/events/bus.js';
+import type { MessageInboundTriggerContext } from './interactions.events.js';
+
+export interface RealtimeEffect {
+  entityId: number;
+  event: string;
+  payload: unknown;
+  externalChatId?: string;
+  conversationId?: number;
+}
+
+export type DomainEffect = { [K in keyof DomainEventMap]: { name: K; payload: DomainEventMap[K] } }[keyof DomainEventMap];
+
+export interface Effects {
+  realtime: RealtimeEffect[];
+  domain: DomainEffect[];
+}
+
+export type ApplyResult = { outcome: 'processed'; entityId: number | null; effects: Effects } | { outcome: 'unroutable' };
+
+const CHANNEL_TYPE: Record<Platform, ContactChannelType> = { whatsapp: 'whatsapp', messenger: 'messenger', instagram: 'instagram' };
+
+/** Applies `event`; `unroutable` when no entity owns the receiving account. */
+export async function applyEvent(db: Db, event: CanonicalEvent): Promise<ApplyResult> {
+  const account = await resolveAccount(db, event);
+  if (!account) return { outcome: 'unroutable' };
+  const effects: Effects = { realtime: [], domain: [] };
+  if (event.kind === 'message') await applyMessage(db, account, event, effects);
+  else if (event.kind === 'status') await applyStatusEvent(db, account, event, effects);
+  return { outcome: 'processed', entityId: account.entityId, effects };
+}
+
+async function resolveAccount(db: Db, event: CanonicalEvent): Promise<repo.ChannelAccountRef | undefined> {
+  const found = await repo.findChannelAccount(db, event.platform, event.account_id);
+  if (found) return found;
+  const entityId = await repo.findEntityByCommunicationsConfig(db, event.external_app_id ?? null, event.communications_entity_id ?? null);
+  if (entityId === undefined) return undefined;
+  return repo.registerChannelAccount(db, entityId, event.platform, event.account_id);
+}
+
+interface ConversationContext {
+  conversation: ConversationRow;
+  created: boolean;
+}
+
+async function ensureConversation(
+  db: Db,
+  account: repo.ChannelAccountRef,
+  event: { platform: Platform; external_chat_id: string; sender: { name: string | null; phone: string | null } | null },
+  effects: Effects,
+): Promise<ConversationContext> {
+  const existing = await repo.lockConversation(db, account.id, event.external_chat_id);
+  if (existing) return { conversation: existing, created: false };
+  const type = CHANNEL_TYPE[event.platform];
+  const identifier = type === 'whatsapp' ? (event.sender?.phone ?? `+${event.external_chat_id}`) : event.external_chat_id;
+  const contact = await findOrCreateContact(db, account.entityId, { type, identifier, name: event.sender?.name ?? null });
+  if (contact.created) {
+    const ev = creationEvents(account.entityId, contact, 'conversation');
+    effects.domain.push({ name: 'lead.created', payload: ev.lead }, { name: 'contact.created', payload: ev.contact });
+  }
+  const inserted = await repo.insertConversation(db, {
+    entityId: account.entityId,
+    entityChannelAccountId: account.id,
+    channelTypeCode: account.channelTypeCode,
+    externalChatId: event.external_chat_id,
+    contactId: contact.contactId,
+    leadId: contact.leadId,
+    groupId: contact.groupId,
+    senderName: event.sender?.name ?? null,
+  });
+  if (inserted) return { conversation: inserted, created: true };
+  const again = await repo.lockConversation(db, account.id, event.external_chat_id);
+  if (!again) throw new Error('Conversation vanished after a conflict');
+  return { conversation: again, created: false };
+}
+
+async function applyMessage(db: Db, account: repo.ChannelAccountRef, event: CanonicalMessageEvent, effects: Effects): Promise<void> {
+  const { conversation: conv, created } = await ensureConversation(db, account, event, effects);
+  const occurredAt = new Date(event.occurred_at);
+  const inbound = event.direction === 'inbound';
+  const m = await repo.insertMessage(db, {
+    entityId: account.entityId,
+    conversationId: conv.id,
+    direction: event.direction,
+    type: event.message.type,
+    text: event.message.text,
+    content: event.message.content,
+    externalMessageId: event.message_id,
+    replyToExternalId: event.message.reply_to,
+    mediaId: event.message.media_id,
+    status: inbound ? null : 'sent',
+    statusRank: inbound ? 0 : 1,
+    sentAt: inbound ? null : occurredAt,
+    occurredAt,
+    occurredAtMs: occurredAt.getTime(),
+  });
+  if (!m) return; // already projected (same platform id seen through another path)
+  let updated = await repo.applyMessageToConversation(db, conv, m, inbound ? event.sender.name : null);
+  const room = { entityId: account.entityId, externalChatId: conv.externalChatId, conversationId: conv.id };
+  if (created) effects.realtime.push({ ...room, event: RealtimeEvent.conversationCreated, payload: { conversation: toConversationResponse(updated) } });
+  effects.realtime.push({ ...room, event: RealtimeEvent.messageCreated, payload: { conversation_id: conv.id, external_chat_id: conv.externalChatId, message: toMessageResponse(m) } });
+  if (!inbound) {
+    effects.realtime.push({ ...room, event: RealtimeEvent.conversationUpdated, payload: { conversation: toConversationResponse(updated) } });
+    return;
+  }
+  // First message of this contact in this conversation: nothing inbound was projected before it.
+  const isFirst = conv.lastInboundAt === null;
+  let assignment: Assignment | null = null;
+  if (updated.assignmentStatus === 'unassigned') {
+    const routed = await routeConversation(
+      db,
+      updated,
+      { channelTypeCode: account.channelTypeCode, entityChannelAccountId: account.id, messageText: event.message.text ?? '', isFirstMessage: isFirst },
+      () => sellersOf(db, account.entityId, { leadId: updated.leadId, groupId: updated.groupId }),
+    );
+    updated = routed.conversation;
+    assignment = routed.assignment;
+  }
+  effects.realtime.push({ ...room, event: RealtimeEvent.conversationUpdated, payload: { conversation: toConversationResponse(updated) } });
+  if (assignment) pushAssignmentEffects(effects, assignment, null);
+  effects.domain.push({ name: 'message.inbound', payload: triggerContext(account, updated, m, event, isFirst) });
+}
+
+/** Realtime `interaction.conversation.assigned` and domain `conversation.assigned` for one assignment. */
+export function pushAssignmentEffects(effects: Effects, a: { conversation: ConversationRow; employeeId: number; via: 'seller' | 'queue' | 'manual'; queueId: number | null }, by: number | null): void {
+  const c = a.conversation;
+  effects.realtime.push({
+    entityId: c.entityId,
+    externalChatId: c.externalChatId,
+    conversationId: c.id,
+    event: RealtimeEvent.conversationAssigned,
+    payload: { conversation: toConversationResponse(c), employee_id: a.employeeId, via: a.via, queue_id: a.queueId },
+  });
+  effects.domain.push({
+    name: 'conversation.assigned',
+    payload: { entityId: c.entityId, conversationId: c.id, contactId: c.contactId, leadId: c.leadId, groupId: c.groupId, employeeId: a.employeeId, via: a.via, queueId: a.queueId, changedByEmployeeId: by, occurredAt: new Date().toISOString() },
+  });
+}
+
+/** The SPEC `message.inbound` trigger context, field for field. */
+export function triggerContext(account: repo.ChannelAccountRef, conv: ConversationRow, m: MessageRow, event: CanonicalMessageEvent, isFirst: boolean): MessageInboundTriggerContext {
+  return {
+    type: 'message.inbound',
+    entity_id: account.entityId,
+    contact_id: conv.contactId,
+    lead_id: conv.leadId,
+    group_id: conv.groupId,
+    channel_type_code: account.channelTypeCode,
+    assignment_status: conv.assignmentStatus === 'assigned' ? 'assigned' : 'unassigned',
+    assigned_employee_ids: conv.assignedEmployeeId !== null && conv.assignmentStatus === 'assigned' ? [conv.assignedEmployeeId] : [],
+    sender_identifier: event.sender.phone ?? event.sender.id,
+    sender_name: event.sender.name ?? conv.senderName ?? '',
+    message_text: m.text ?? '',
+    message_id: m.externalMessageId,
+    external_chat_id: conv.externalChatId,
+    entity_channel_account_id: account.id,
+    is_first_message: isFirst,
+    occurred_at: m.occurredAt.toISOString(),
+  };
+}
+
+async function applyStatusEvent(db: Db, account: repo.ChannelAccountRef, event: CanonicalStatusEvent, effects: Effects): Promise<void> {
+  const at = new Date(event.occurred_at);
+  let changed: MessageRow[] = [];
+  if (event.message_id !== null) {
+    let m = await repo.findMessageForUpdate(db, account.entityId, event.message_id);
+    if (!m) {
+      if (event.external_chat_id === null) return;
+      // A status for a message sent outside this service (phone app, another tool): keep a stub so its
+      // delivery history is not lost; a later projection of the same id fills nothing twice.
+      const { conversation: conv } = await ensureConversation(db, account, { platform: event.platform, external_chat_id: event.external_chat_id, sender: null }, effects);
+      m = await repo.insertMessage(db, {
+        entityId: account.entityId,
+        conversationId: conv.id,
+        direction: 'outbound',
+        type: 'unsupported',
+        text: null,
+        content: { stub: true },
+        externalMessageId: event.message_id,
+        occurredAt: at,
+        occurredAtMs: at.getTime(),
+      });
+      m ??= await repo.findMessageForUpdate(db, account.entityId, event.message_id);
+      if (!m) return;
+    }
+    const row = await repo.applyStatus(db, m.id, event.status, at, event.errors);
+    if (row) changed = [row];
+  } else if (event.up_to !== null && event.external_chat_id !== null && (event.status === 'read' || event.status === 'delivered')) {
+    const conv = await repo.findConversation(db, account.id, event.external_chat_id);
+    if (!conv) return;
+    changed = await repo.applyWatermark(db, conv.id, event.status, new Date(event.up_to), at);
+  }
+  for (const row of changed) {
+    effects.realtime.push({
+      entityId: account.entityId,
+      conversationId: row.conversationId,
+      ...(event.external_chat_id !== null ? { externalChatId: event.external_chat_id } : {}),
+      event: RealtimeEvent.messageStatus,
+      payload: {
+        conversation_id: row.conversationId,
+        message_id: row.id,
+        external_message_id: row.externalMessageId,
+        status: row.status,
+        sent_at: row.sentAt?.toISOString() ?? null,
+        delivered_at: row.deliveredAt?.toISOString() ?? null,
+        read_at: row.readAt?.toISOString() ?? null,
+        failed_at: row.failedAt?.toISOString() ?? null,
+        errors: row.errors ?? null,
+      },
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { WebhookService } from './webhook.service.js';
+import type { OperatorService } from './operator.service.js';
+import { principalOf } from '../../platform/auth/guard.js';
+import { badRequest } from '../../platform/errors.js';
+
+const AcceptResponse = Type.Object({ received: Type.Integer(), accepted: Type.Integer(), duplicates: Type.Integer() });
+const InboxItem = Type.Object({
+  id: Type.Integer(),
+  event_key: Type.String(),
+  platform: Type.String(),
+  kind: Type.String(),
+  account_external_id: Type.String(),
+  external_chat_id: Type.Union([Type.String(), Type.Null()]),
+  state: Type.String(),
+  attempts: Type.Integer(),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  occurred_at: Type.String({ format: 'date-time' }),
+  received_at: Type.String({ format: 'date-time' }),
+  event: Type.Unknown(),
+});
+const InboxList = Type.Object({ data: Type.Array(InboxItem), pagination: Type.Object({ next_cursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }) });
+const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ pattern: '^[0-9]+$' })) });
+const RetryBody = Type.Object({ ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500 }) });
+
+/** Operator lists of the inbox need this code (docs/decisions/interactions.md). */
+export const OPERATOR_PERMISSION = 'communications.command_palette.view';
+
+/** `/api/interactions/webhooks`: the communications webhook (no JWT, no CORS) and the operator lists. */
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ service: WebhookService; operator: OperatorService }> = async (app, { service, operator }) => {
+  const tags = ['webhooks'];
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    (request as unknown as { rawBody: Buffer }).rawBody = body;
+    try {
+      done(null, body.length === 0 ? {} : JSON.parse(body.toString('utf8')));
+    } catch {
+      done(badRequest('malformed_payload', 'The body is not valid JSON', { pointer: '' }), undefined);
+    }
+  });
+  app.post(
+    '/communications',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags,
+        summary: 'Inbound events from the communications service (WhatsApp, Messenger, Instagram payloads or the canonical format)',
+        security: [],
+        querystring: Type.Object({ communications_entity_id: Type.Optional(Type.String({ maxLength: 200 })), external_app_id: Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: { 200: AcceptResponse },
+      },
+    },
+    async (request) =>
+      service.accept({
+        rawBody: (request as unknown as { rawBody?: Buffer }).rawBody,
+        body: request.body,
+        signature: request.headers['x-hub-signature-256'] as string | undefined,
+        query: request.query,
+      }),
+  );
+  app.get('/dead-letters', { config: { auth: OPERATOR_PERMISSION }, schema: { tags, summary: 'Events whose processing failed for good, with their error', querystring: ListQuery, response: { 200: InboxList } } }, async (request) =>
+    operator.list(principalOf(request), 'dead', request.query),
+  );
+  app.get('/unroutable', { config: { auth: OPERATOR_PERMISSION }, schema: { tags, summary: 'Valid events whose receiving account belongs to no entity', querystring: ListQuery, response: { 200: InboxList } } }, async (request) =>
+    operator.list(principalOf(request), 'unroutable', request.query),
+  );
+  app.post('/retry', { config: { auth: OPERATOR_PERMISSION }, schema: { tags, summary: 'Retry dead-letter or unroutable events now', body: RetryBody, response: { 200: Type.Object({ requeued: Type.Integer() }) } } }, async (request) =>
+    operator.retry(principalOf(request), request.body.ids),
+  );
+};

@@ -1,0 +1,56 @@
+/**
+ * Acceptance of the communications webhook (SPEC "Inbound webhook processing order", steps 1 to 4 and
+ * "Webhook and other endpoint authentication"): optional `X-Hub-Signature-256` check, normalization,
+ * structural validation, durable insert into the inbox (deduplicated by platform event id), hand-off
+ * to the inline worker. Answers as soon as the inbox rows are committed.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../../db/client.js';
+import { AppError, badRequest, unauthorized } from '../../platform/errors.js';
+import { chatKey, eventKey, MalformedPayload } from './canonical.js';
+import { normalizeWebhook } from './normalize.js';
+import * as inboxRepo from './inbox.repository.js';
+import type { InboxWorker } from './inbox.worker.js';
+
+export interface AcceptResult {
+  received: number;
+  accepted: number;
+  duplicates: number;
+}
+
+export interface WebhookService {
+  /** Throws 400 `malformed_payload` or 401 `invalid_signature`. */
+  accept(input: { rawBody: Buffer | undefined; body: unknown; signature: string | undefined; query: { communications_entity_id?: string | undefined; external_app_id?: string | undefined } }): Promise<AcceptResult>;
+}
+
+export function createWebhookService(deps: { db: Db; worker: InboxWorker; appSecret: string | undefined; graceSeconds: number }): WebhookService {
+  return {
+    async accept({ rawBody, body, signature, query }) {
+      if (deps.appSecret !== undefined) verifySignature(deps.appSecret, rawBody, signature);
+      let events;
+      try {
+        events = normalizeWebhook(body, { communicationsEntityId: query.communications_entity_id, externalAppId: query.external_app_id });
+      } catch (err) {
+        if (err instanceof MalformedPayload) throw badRequest('malformed_payload', err.reason, { pointer: err.path });
+        throw err;
+      }
+      // One payload may repeat an id (or hold several statuses of one message): keep the first of each key.
+      const unique = new Map(events.map((e) => [eventKey(e), e] as const).reverse());
+      const items = [...unique].reverse().map(([key, event]) => ({ eventKey: key, chatKey: chatKey(event), event }));
+      const inserted = await inboxRepo.insertNew(deps.db, items, deps.graceSeconds);
+      const chatOf = new Map(items.map((i) => [i.eventKey, i.chatKey]));
+      deps.worker.dispatch(inserted.map((r) => ({ id: r.id, chatKey: chatOf.get(r.eventKey)! })));
+      return { received: events.length, accepted: inserted.length, duplicates: events.length - inserted.length };
+    },
+  };
+}
+
+/** Verifies Meta's `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`; 401 when wrong or missing. */
+export function verifySignature(secret: string, rawBody: Buffer | undefined, header: string | undefined): void {
+  if (rawBody === undefined || header === undefined || !header.startsWith('sha256=')) throw unauthorized('invalid_signature', 'X-Hub-Signature-256 is missing');
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  const given = Buffer.from(header.slice(7), 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized('invalid_signature', 'X-Hub-Signature-256 does not match the body');
+}
+
+export { AppError };

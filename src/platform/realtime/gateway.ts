@@ -1,0 +1,211 @@
+/**
+ * The realtime gateway (DESIGN "Realtime", SPEC "Realtime gateway authentication" and "Realtime events"):
+ * Socket.IO 4 on the service's HTTP server, namespace `/interactions`. The JWT comes from `auth.token`,
+ * an `Authorization: Bearer` header or the `token` query parameter; a bad token is refused at the
+ * handshake. A socket joins `interactions:entity:{entityId}`, gets `interaction.ready`, and may join chat
+ * and conversation rooms of its own entity only. Every `authCheckIntervalMs` the gateway re-checks token
+ * expiry and membership of every socket (one query for all of them) and disconnects stale ones.
+ * Other modules reach it only through the `Realtime` interface (`ctx.realtime`).
+ */
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Namespace, type Socket } from 'socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { AppError } from '../errors.js';
+
+export const REALTIME_NAMESPACE = '/interactions';
+
+export const entityRoom = (entityId: number) => `interactions:entity:${entityId}`;
+export const chatRoom = (entityId: number, externalChatId: string) => `interactions:entity:${entityId}:chat:${externalChatId}`;
+export const conversationRoom = (entityId: number, conversationId: number) => `interactions:entity:${entityId}:conversation:${conversationId}`;
+
+/** Where an event goes besides the entity room: the chat and conversation rooms it concerns. */
+export interface RealtimeTarget {
+  externalChatId?: string | undefined;
+  conversationId?: number | undefined;
+}
+
+export interface Realtime {
+  /** Emits `event` to every socket of `entityId` (and the rooms of `target`); each socket receives it once. */
+  toEntity(entityId: number, event: string, payload: unknown, target?: RealtimeTarget): void;
+  /** Changes how often sockets are re-authorized (tests use a short interval). */
+  configure(options: { authCheckIntervalMs?: number }): void;
+  /** Number of connected sockets (metrics, tests). */
+  socketCount(): number;
+  close(): Promise<void>;
+}
+
+export interface RealtimeDeps {
+  server: HttpServer;
+  authenticator: Authenticator;
+  db: Db;
+  log: FastifyBaseLogger;
+  redis?: Redis | undefined;
+  authCheckIntervalMs?: number;
+}
+
+type Ack = (response: { ok: boolean; rooms?: string[]; error?: string }) => void;
+
+interface SocketData {
+  principal: Principal;
+}
+
+/** Creates the gateway on `server`. */
+export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
+  const io = new Server(deps.server, { serveClient: false, cors: { origin: false } });
+  let pub: Redis | undefined;
+  let sub: Redis | undefined;
+  if (deps.redis) {
+    pub = deps.redis.duplicate();
+    sub = deps.redis.duplicate();
+    io.adapter(createAdapter(pub, sub));
+  }
+  const nsp: Namespace = io.of(REALTIME_NAMESPACE);
+
+  nsp.use((socket, next) => {
+    const token = tokenOf(socket);
+    if (token === undefined) {
+      next(handshakeError('unauthenticated', 'A token is required'));
+      return;
+    }
+    deps.authenticator.authenticate(token).then(
+      (principal) => {
+        (socket.data as SocketData).principal = principal;
+        next();
+      },
+      (err: unknown) => next(err instanceof AppError ? handshakeError(err.code, err.message) : handshakeError('invalid_token', 'The token is not valid')),
+    );
+  });
+
+  nsp.on('connection', (socket: Socket) => {
+    const { principal } = socket.data as SocketData;
+    void socket.join(entityRoom(principal.entityId));
+    socket.emit('interaction.ready', { entity_id: principal.entityId, user_id: principal.userId, employee_id: principal.employeeId, socket_id: socket.id });
+    socket.on('interaction.chat.subscribe', (body: unknown, ack?: Ack) => {
+      const result = roomsFor(principal.entityId, body);
+      if ('error' in result) {
+        if (typeof ack === 'function') ack({ ok: false, error: result.error });
+        return;
+      }
+      void socket.join(result.rooms);
+      if (typeof ack === 'function') ack({ ok: true, rooms: result.rooms });
+    });
+    socket.on('interaction.chat.unsubscribe', (body: unknown, ack?: Ack) => {
+      const result = roomsFor(principal.entityId, body);
+      if (!('error' in result)) for (const room of result.rooms) void socket.leave(room);
+      if (typeof ack === 'function') ack('error' in result ? { ok: false, error: result.error } : { ok: true, rooms: result.rooms });
+    });
+  });
+
+  let intervalMs = deps.authCheckIntervalMs ?? 2000;
+  let timer: NodeJS.Timeout | undefined;
+  let checking = false;
+  const schedule = () => {
+    if (timer) clearInterval(timer);
+    timer = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      void reauthorize().finally(() => (checking = false));
+    }, intervalMs);
+    timer.unref();
+  };
+
+  async function reauthorize(): Promise<void> {
+    const sockets = [...nsp.sockets.values()];
+    if (sockets.length === 0) return;
+    const now = Date.now() / 1000;
+    const pairs = new Map<string, { userId: number; entityId: number }>();
+    for (const socket of sockets) {
+      const { principal } = socket.data as SocketData;
+      if (principal.expiresAt <= now) {
+        socket.emit('interaction.session.expired', { reason: 'token_expired' });
+        socket.disconnect(true);
+        continue;
+      }
+      pairs.set(`${principal.userId}:${principal.entityId}`, { userId: principal.userId, entityId: principal.entityId });
+    }
+    if (pairs.size === 0) return;
+    try {
+      const list = [...pairs.values()];
+      const userIds = list.map((p) => p.userId);
+      const entityIds = list.map((p) => p.entityId);
+      const rows = await queryRows<{ user_id: number; entity_id: number }>(
+        deps.db,
+        sql`select e.user_id, e.entity_id from employee e
+             where e.is_active and (e.user_id, e.entity_id) in (select * from unnest(${sql.raw(`ARRAY[${userIds.join(',')}]::int[]`)}, ${sql.raw(`ARRAY[${entityIds.join(',')}]::int[]`)}))`,
+      );
+      const active = new Set(rows.map((r) => `${r.user_id}:${r.entity_id}`));
+      for (const socket of nsp.sockets.values()) {
+        const { principal } = socket.data as SocketData;
+        if (!active.has(`${principal.userId}:${principal.entityId}`)) {
+          socket.emit('interaction.session.expired', { reason: 'membership_revoked' });
+          socket.disconnect(true);
+        }
+      }
+    } catch (err) {
+      deps.log.error({ err }, 'realtime re-authorization failed');
+    }
+  }
+  schedule();
+
+  return {
+    toEntity(entityId, event, payload, target = {}) {
+      const rooms = [entityRoom(entityId)];
+      if (target.externalChatId !== undefined) rooms.push(chatRoom(entityId, target.externalChatId));
+      if (target.conversationId !== undefined) rooms.push(conversationRoom(entityId, target.conversationId));
+      nsp.to(rooms).emit(event, payload);
+    },
+    configure(options) {
+      if (options.authCheckIntervalMs !== undefined) {
+        intervalMs = options.authCheckIntervalMs;
+        schedule();
+      }
+    },
+    socketCount: () => nsp.sockets.size,
+    async close() {
+      if (timer) clearInterval(timer);
+      await new Promise<void>((resolve) => {
+        void io.close(() => resolve());
+      });
+      pub?.disconnect();
+      sub?.disconnect();
+    },
+  };
+}
+
+function tokenOf(socket: Socket): string | undefined {
+  const auth = socket.handshake.auth as Record<string, unknown> | undefined;
+  if (typeof auth?.token === 'string' && auth.token !== '') return auth.token.replace(/^Bearer\s+/i, '');
+  const header = socket.handshake.headers.authorization;
+  if (typeof header === 'string') {
+    const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+    if (m) return m[1];
+  }
+  const query = socket.handshake.query.token;
+  if (typeof query === 'string' && query !== '') return query;
+  return undefined;
+}
+
+function handshakeError(code: string, message: string): Error {
+  const err = new Error(message) as Error & { data: { code: string } };
+  err.data = { code };
+  return err;
+}
+
+/**
+ * Rooms a subscribe/unsubscribe request names: `{ external_chat_id?, conversation_id?, entity_id? }`.
+ * An `entity_id` other than the socket's own is refused: a socket never listens to another entity.
+ */
+function roomsFor(entityId: number, body: unknown): { rooms: string[] } | { error: string } {
+  if (typeof body !== 'object' || body === null) return { error: 'invalid_request' };
+  const b = body as Record<string, unknown>;
+  if (b.entity_id !== undefined && b.entity_id !== entityId) return { error: 'entity_not_allowed' };
+  const rooms: string[] = [];
+  if (typeof b.external_chat_id === 'string' && b.external_chat_id !== '' && b.external_chat_id.length <= 256) rooms.push(chatRoom(entityId, b.external_chat_id));
+  if (typeof b.conversation_id === 'number' && Number.isInteger(b.conversation_id) && b.conversation_id > 0) rooms.push(conversationRoom(entityId, b.conversation_id));
+  return rooms.length === 0 ? { error: 'invalid_request' } : { rooms };
+}

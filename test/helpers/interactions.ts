@@ -1,0 +1,52 @@
+/** Helpers for interactions tests: a listening app, a socket.io client, and captured domain events. */
+import { io as connect, type Socket } from 'socket.io-client';
+import type { App } from '../../src/app.js';
+import type { DomainEventMap } from '../../src/platform/events/bus.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are asserted field by field in tests
+export interface ReceivedEvent { name: string; payload: any }
+
+/** Listens on 127.0.0.1:0 and returns the base URL. */
+export async function listen(app: App): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** Connects to namespace /interactions; resolves with the socket and its `interaction.ready` payload. */
+export async function connectSocket(baseUrl: string, auth: { token?: string; header?: string; query?: string }): Promise<{ socket: Socket; ready: unknown; events: ReceivedEvent[] }> {
+  const events: ReceivedEvent[] = [];
+  const socket = connect(`${baseUrl}/interactions`, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    ...(auth.token !== undefined ? { auth: { token: auth.token } } : {}),
+    ...(auth.header !== undefined ? { extraHeaders: { authorization: `Bearer ${auth.header}` } } : {}),
+    ...(auth.query !== undefined ? { query: { token: auth.query } } : {}),
+  });
+  socket.onAny((name: string, payload: unknown) => events.push({ name, payload }));
+  const ready = await new Promise((resolve, reject) => {
+    socket.once('interaction.ready', resolve);
+    socket.once('connect_error', reject);
+  });
+  return { socket, ready, events };
+}
+
+/** Resolves when `predicate` holds over the events received so far (polls every 10 ms, fails after `ms`). */
+export async function waitFor<T>(probe: () => T | undefined | false, ms = 5000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() - started > ms) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Records every published domain event of `names`. */
+export function captureEvents<K extends keyof DomainEventMap>(app: App, names: K[]): { name: K; payload: DomainEventMap[K] }[] {
+  const seen: { name: K; payload: DomainEventMap[K] }[] = [];
+  for (const name of names) app.ctx.events.subscribe(name, (payload) => void seen.push({ name, payload }));
+  return seen;
+}
