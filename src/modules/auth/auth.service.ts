@@ -99,7 +99,7 @@ export function createAuthService(deps: AuthServiceDeps) {
      * POST /api/auth/login (SPEC "Login flow"). The CRM password decides; the ERP is asked who the user
      * is (OAuth token or e-mail + password) to reconcile memberships and the ERP session, best effort.
      * A user without a password may set it on first login when the bootstrap flag is on and the ERP
-     * confirms the user (docs/decisions/erp.md).
+     * confirms the user (docs/decisions.md).
      */
     async login(body: LoginBody): Promise<TokenResponse> {
       const user = await findUserByEmail(deps.db, body.email);

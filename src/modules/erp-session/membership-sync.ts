@@ -1,5 +1,5 @@
 /**
- * Reconciles a user's CRM memberships from the ERP at login (docs/decisions/erp.md "Membership
+ * Reconciles a user's CRM memberships from the ERP at login (docs/decisions.md "Membership
  * reconciliation"). Best effort and conservative, so nobody is locked out by an ERP outage or by an
  * ERP that does not know them:
  * - only CRM entities whose ERP id appears in the ERP's answer are touched;

@@ -3,7 +3,7 @@ import { principalOf } from '../../platform/auth/guard.js';
 import type { ConversationService } from './conversation.service.js';
 import { AssignBody, ConversationListQuery, ConversationListResponse, ConversationResponse, FollowUpBody, HistoryQuery, HistoryResponse, IdParams, NotesBody } from './conversation.schemas.js';
 
-/** Conversation assignment needs this code (docs/decisions/interactions.md). */
+/** Conversation assignment needs this code (docs/decisions.md). */
 export const ASSIGN_PERMISSION = 'cartera.seller_assignment';
 
 /** `/interactions/conversations` (served bare and under /api). */

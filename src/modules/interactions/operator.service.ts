@@ -3,7 +3,7 @@
  * error) and the unroutable list (valid events for an account no entity owns). These rows have no
  * entity yet, so they are shown only to operators: holders of `communications.command_palette.view`
  * whose e-mail is in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS, or, when that list is empty,
- * super administrators (docs/decisions/interactions.md).
+ * super administrators (docs/decisions.md).
  */
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';

@@ -4,7 +4,7 @@ import { principalOf } from '../../platform/auth/guard.js';
 import type { RoutingService } from './routing.service.js';
 import { FilterBody, FilterPatch, FilterResponse, IdParams, MemberBody, MemberParams, MemberPatch, MemberResponse, QueueBody, QueuePatch, QueueResponse } from './routing.schemas.js';
 
-/** Reading routing needs VIEW, changing it EDIT (docs/decisions/interactions.md). */
+/** Reading routing needs VIEW, changing it EDIT (docs/decisions.md). */
 export const ROUTING_VIEW = 'entity_channel_accounts.view';
 export const ROUTING_EDIT = 'entity_channel_accounts.edit';
 

@@ -1,6 +1,6 @@
 /**
  * Routing filter conditions (SPEC routing_filter; its fields are "not shown", see
- * docs/decisions/interactions.md). Every condition present must hold; an empty set matches everything.
+ * docs/decisions.md). Every condition present must hold; an empty set matches everything.
  */
 import { Type, type Static } from 'typebox';
 

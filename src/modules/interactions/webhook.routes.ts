@@ -24,7 +24,7 @@ const InboxList = Type.Object({ data: Type.Array(InboxItem), pagination: Type.Ob
 const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ pattern: '^[0-9]+$' })) });
 const RetryBody = Type.Object({ ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500 }) });
 
-/** Operator lists of the inbox need this code (docs/decisions/interactions.md). */
+/** Operator lists of the inbox need this code (docs/decisions.md). */
 export const OPERATOR_PERMISSION = 'communications.command_palette.view';
 
 /** `/api/interactions/webhooks`: the communications webhook (no JWT, no CORS) and the operator lists. */
