@@ -5,6 +5,7 @@
  * requests), and the ERP-backed access check used by the module guard.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { TSchema, Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { SealedBox } from '../../platform/crypto/sealed-box.js';
@@ -39,6 +40,9 @@ export interface LoginCredentials {
 export function createErpSessionService(deps: ErpSessionServiceDeps) {
   const { db, erp, box, log } = deps;
   const inflightRefresh = new Map<string, Promise<ErpSessionSecret | undefined>>();
+  // A request that read the session just before a refresh finished still holds the replaced JWT: it
+  // gets the refreshed session instead of starting a second refresh.
+  const lastRefresh = new LRUCache<string, { replacedJwt: string; next: ErpSessionSecret }>({ max: 10_000 });
 
   async function load(scope: ErpSessionScope): Promise<ErpSessionSecret | undefined> {
     const sealed = await findSealed(db, scope);
@@ -106,6 +110,8 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
     const key = scopeKey(scope);
     const running = inflightRefresh.get(key);
     if (running) return running;
+    const recent = lastRefresh.get(key);
+    if (recent && recent.replacedJwt === current.graphqlJwt) return Promise.resolve(recent.next);
     const job = (async () => {
       try {
         const token = await erp.issueGraphqlToken({ email: current.email, apiKey: current.apiKey });
@@ -119,6 +125,7 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
           syncedAt: now,
         };
         await store(scope, next);
+        lastRefresh.set(key, { replacedJwt: current.graphqlJwt, next });
         return next;
       } catch (err) {
         if (isErpError(err, 'unauthorized')) {
