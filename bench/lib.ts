@@ -4,6 +4,7 @@
  * Figures are compared as ratios within one run: the machines are shared and noisy.
  */
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openPreparedDatabase } from '../src/db/bootstrap.js';
@@ -18,20 +19,50 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-/** Starts the service on an ephemeral port; `env` overrides configuration (e.g. DATABASE_URL). */
+/**
+ * A fresh PostgreSQL database on the server of `DATABASE_URL` for one benchmark (`url` undefined on the
+ * embedded database), so runs never depend on what an earlier run left; `drop()` removes it.
+ */
+export async function throwawayDatabase(prefix = 'bench'): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { url: undefined, drop: async () => undefined };
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      if (process.env.BENCH_KEEP_DB) return console.log(`kept database ${name}`);
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+/**
+ * Starts the service on an ephemeral port; `env` overrides configuration. With DATABASE_URL set and no
+ * explicit `env.DATABASE_URL`, the server gets its own throw-away database, dropped by `close()`.
+ */
 export async function startServer(
   env: Record<string, string | undefined> = {},
   /** Registers benchmark-only routes before the server listens. */
   extraRoutes?: (app: App, database: Database) => void,
 ): Promise<BenchServer> {
+  const own = 'DATABASE_URL' in env ? undefined : await throwawayDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATA_DIR: ':memory:',
     PORT: '0',
     LOGIN_RATE_LIMIT_MAX: '1000000',
-    DATABASE_URL: process.env.DATABASE_URL,
     ...env,
+    DATABASE_URL: 'DATABASE_URL' in env ? env.DATABASE_URL : own?.url,
   });
   const database = await openPreparedDatabase(config);
   const app = await buildApp({
@@ -51,6 +82,7 @@ export async function startServer(
     async close() {
       await app.close();
       await database.close();
+      await own?.drop();
     },
   };
 }

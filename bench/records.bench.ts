@@ -9,37 +9,14 @@ import { availableParallelism, loadavg } from 'node:os';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import { measure, startServer, table, type BenchSection, type BenchServer } from './lib.js';
+import { measure, startServer, table, type BenchSection, type BenchServer, throwawayDatabase } from './lib.js';
 import { createDirectoryService } from '../src/modules/admin/directory.service.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 const LEADS = Number(process.env.BENCH_RECORDS_LEADS ?? 100_000);
 const P99_TARGET_MS = 50;
 const RSS_TARGET_MB = 300;
-
-async function withOwnDatabase(): Promise<{ url: string | undefined; drop(): Promise<void> }> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return { url: undefined, drop: async () => undefined };
-  const name = `bench_records_${process.pid}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      if (process.env.BENCH_RECORDS_KEEP_DB) return console.log(`kept database ${name}`);
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 /** Bulk seed with set-based SQL: groups, leads, clients, one contact per record, assignments on half the groups and a tenth of the leads. */
 async function seed(server: BenchServer): Promise<{ entityId: number; token: string; sellerId: number }> {
@@ -113,7 +90,7 @@ async function measureExport(url: string, token: string): Promise<{ bytes: numbe
 }
 
 export async function run(): Promise<BenchSection> {
-  const own = await withOwnDatabase();
+  const own = await throwawayDatabase('bench_records');
   const server = await startServer({ DATABASE_URL: own.url });
   try {
     const seedStart = performance.now();
