@@ -54,6 +54,19 @@ const RawBundle = Type.Object({ id: Type.String(), code: Type.String(), name: Ty
 const RawSerial = Type.Object({ id: Type.String(), number: Type.String() });
 const RawLot = Type.Object({ id: Type.String(), name: Type.String(), expirationDate: Nullable(Type.String()) });
 
+/** What the ERP sends for a line: amounts and the raw references, kept as-is in the response. */
+const rawLineProperties = {
+  quantity: Type.Number(),
+  unitPrice: Type.Number(),
+  total: Type.Number(),
+  item: Nullable(RawProduct),
+  bundle: Nullable(RawBundle),
+  serial: Nullable(RawSerial),
+  lot: Nullable(RawLot),
+  serialId: Nullable(Type.String()),
+  lotId: Nullable(Type.String()),
+};
+
 export const InvoiceLine = Type.Object({
   id: Type.String(),
   lineKind: Type.Union([Type.Literal('item'), Type.Literal('bundle'), Type.Literal('serial'), Type.Literal('lot')]),
@@ -63,15 +76,7 @@ export const InvoiceLine = Type.Object({
   trackingName: Nullable(Type.String()),
   expirationDate: Nullable(Type.String()),
   expirationLabel: Nullable(Type.String()),
-  quantity: Type.Number(),
-  unitPrice: Type.Number(),
-  total: Type.Number(),
-  item: Nullable(RawProduct),
-  bundle: Nullable(RawBundle),
-  serial: Nullable(RawSerial),
-  lot: Nullable(RawLot),
-  serialId: Nullable(Type.String()),
-  lotId: Nullable(Type.String()),
+  ...rawLineProperties,
 });
 export type InvoiceLine = Static<typeof InvoiceLine>;
 
@@ -81,18 +86,7 @@ export const InvoiceDetailResponse = Type.Object({ data: InvoiceDetail });
 export type InvoiceDetailResponse = Static<typeof InvoiceDetailResponse>;
 
 /** GraphQL shapes (validated before use). */
-const GqlLine = Type.Object({
-  id: Type.String(),
-  quantity: Type.Number(),
-  unitPrice: Type.Number(),
-  total: Type.Number(),
-  item: Nullable(RawProduct),
-  bundle: Nullable(RawBundle),
-  serial: Nullable(RawSerial),
-  lot: Nullable(RawLot),
-  serialId: Nullable(Type.String()),
-  lotId: Nullable(Type.String()),
-});
+const GqlLine = Type.Object({ id: Type.String(), ...rawLineProperties });
 export type GqlLine = Static<typeof GqlLine>;
 const GqlInvoiceBase = {
   id: Type.String(),
