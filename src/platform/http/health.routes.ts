@@ -7,10 +7,10 @@ import { AppError } from '../errors.js';
 const Status = Type.Object({ status: Type.String() });
 
 export async function healthRoutes(app: FastifyInstance, opts: { database: Database }): Promise<void> {
-  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async () => ({
+  app.get('/healthz', { config: { auth: 'none' }, schema: { tags: ['health'], summary: 'Liveness: the process answers', security: [], response: { 200: Status } } }, async () => ({
     status: 'ok',
   }));
-  app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async (request) => {
+  app.get('/readyz', { config: { auth: 'none' }, schema: { tags: ['health'], summary: 'Readiness: the database answers', security: [], response: { 200: Status } } }, async (request) => {
     try {
       await opts.database.ping();
     } catch (err) {
