@@ -37,21 +37,38 @@ export async function insertNew(db: Db, events: NewInboxEvent[], graceSeconds: n
     .returning({ id: inbox.id, eventKey: inbox.eventKey });
 }
 
-/** Locks the pending row `id` for processing; undefined when it is done or another worker holds it. */
-export async function claim(db: Db, id: number): Promise<InboxRow | undefined> {
-  const [row] = await db
-    .select()
+/**
+ * Claims the pending rows among `ids` for the caller's transaction and marks them `processed` in one
+ * statement; rows that are done or locked by another worker (SKIP LOCKED) are left out. A row whose
+ * event turns out unroutable is corrected by `setOutcomes` in the same transaction, so a rollback undoes
+ * both and the row is pending again.
+ */
+export async function claimBatch(db: Db, ids: number[]): Promise<InboxRow[]> {
+  if (ids.length === 0) return [];
+  const lockable = db
+    .select({ id: inbox.id })
     .from(inbox)
-    .where(and(eq(inbox.id, id), eq(inbox.state, 'pending')))
+    .where(and(inArray(inbox.id, ids), eq(inbox.state, 'pending')))
     .for('update', { skipLocked: true });
-  return row;
+  return db
+    .update(inbox)
+    .set({ state: 'processed', processedAt: new Date(), attempts: sql`${inbox.attempts} + 1`, lastError: null })
+    .where(inArray(inbox.id, lockable))
+    .returning();
 }
 
-export async function markOutcome(db: Db, id: number, state: 'processed' | 'unroutable', entityId: number | null): Promise<void> {
-  await db
-    .update(inbox)
-    .set({ state, entityId, processedAt: new Date(), attempts: sql`${inbox.attempts} + 1`, lastError: null })
-    .where(eq(inbox.id, id));
+/** Sets the outcome and resolved entity of rows claimed by `claimBatch`, in one statement. */
+export async function setOutcomes(db: Db, outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const values = sql.join(
+    outcomes.map((o) => sql`(${o.id}::bigint, ${o.state}::text, ${o.entityId}::integer)`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update interaction_webhook_inbox i
+       set state = x.state, entity_id = x.entity_id
+      from (values ${values}) as x(id, state, entity_id)
+     where i.id = x.id`);
 }
 
 /** Records a failed attempt; after `maxAttempts` the row moves to the dead-letter list with its error. */

@@ -28,7 +28,7 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
     events: ctx.events,
     realtime: ctx.realtime,
     log: ctx.log,
-    options: { concurrency: ctx.database.kind === 'postgres' ? 8 : 2, maxAttempts: 8, retryBaseDelayMs: 1000, sweepIntervalMs: 1000, retentionDays: 9 },
+    options: { concurrency: ctx.database.kind === 'postgres' ? 4 : 2, batchSize: 32, maxAttempts: 8, retryBaseDelayMs: 1000, sweepIntervalMs: 1000, retentionDays: 9 },
   });
   app.decorate('interactionsWorker', worker);
   app.addHook('onReady', async () => worker.start());
