@@ -34,7 +34,7 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => worker.stop());
 
-  const service = createWebhookService({ db: ctx.db, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
+  const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
   await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
   await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
