@@ -2,8 +2,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { contact, contactChannel } from './contact.table.js';
-import { crmGroup } from './group.table.js';
-import { lead } from './lead.table.js';
 import { groupAssignment, leadAssignment } from './assignment.table.js';
 import type { ContactChannelType } from './channel-identifier.js';
 
