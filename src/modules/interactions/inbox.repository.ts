@@ -1,6 +1,6 @@
 /** Drizzle queries of the webhook inbox: insert-or-ignore, claim, outcome, retries and operator lists. */
 import { and, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import type { Database, Db } from '../../db/client.js';
 import { interactionWebhookInbox as inbox } from './inbox.table.js';
 import type { CanonicalEvent } from './canonical.js';
 
@@ -12,46 +12,67 @@ export interface NewInboxEvent {
   event: CanonicalEvent;
 }
 
+const INSERT_NEW = `
+  insert into interaction_webhook_inbox (event_key, platform, kind, account_external_id, external_chat_id, occurred_at, event, next_attempt_at)
+  select e.event_key, e.platform, e.kind, e.account_external_id, e.external_chat_id, e.occurred_at, e.event, $8::timestamptz
+    from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[])
+         as e(event_key, platform, kind, account_external_id, external_chat_id, occurred_at, event)
+  on conflict do nothing
+  returning id, event_key`;
+
 /**
  * Inserts the events that are new (unique event key) in one statement and returns them. Their first
- * attempt is the inline worker's; the sweeper only takes them after `graceSeconds`.
+ * attempt is the inline worker's; the sweeper only takes them after `graceSeconds`. The webhook's only
+ * statement, so it is a named prepared statement (parsed and planned once per connection).
  */
-export async function insertNew(db: Db, events: NewInboxEvent[], graceSeconds: number): Promise<{ id: number; eventKey: string }[]> {
+export async function insertNew(database: Pick<Database, 'preparedQuery'>, events: NewInboxEvent[], graceSeconds: number): Promise<{ id: number; eventKey: string }[]> {
   if (events.length === 0) return [];
   const nextAttemptAt = new Date(Date.now() + graceSeconds * 1000);
-  return db
-    .insert(inbox)
-    .values(
-      events.map((e) => ({
-        eventKey: e.eventKey,
-        platform: e.event.platform,
-        kind: e.event.kind,
-        accountExternalId: e.event.account_id,
-        externalChatId: e.event.kind === 'account_error' ? null : e.event.external_chat_id,
-        occurredAt: new Date(e.event.occurred_at),
-        event: e.event,
-        nextAttemptAt,
-      })),
-    )
-    .onConflictDoNothing()
-    .returning({ id: inbox.id, eventKey: inbox.eventKey });
+  const rows = await database.preparedQuery<{ id: string | number; event_key: string }>('interactions_inbox_insert_new', INSERT_NEW, [
+    events.map((e) => e.eventKey),
+    events.map((e) => e.event.platform),
+    events.map((e) => e.event.kind),
+    events.map((e) => e.event.account_id),
+    events.map((e) => (e.event.kind === 'account_error' ? null : e.event.external_chat_id)),
+    events.map((e) => new Date(e.event.occurred_at).toISOString()),
+    events.map((e) => JSON.stringify(e.event)),
+    nextAttemptAt.toISOString(),
+  ]);
+  return rows.map((r) => ({ id: Number(r.id), eventKey: r.event_key }));
 }
 
-/** Locks the pending row `id` for processing; undefined when it is done or another worker holds it. */
-export async function claim(db: Db, id: number): Promise<InboxRow | undefined> {
-  const [row] = await db
-    .select()
+/**
+ * Claims the pending rows among `ids` for the caller's transaction and marks them `processed` in one
+ * statement; rows that are done or locked by another worker (SKIP LOCKED) are left out. A row whose
+ * event turns out unroutable is corrected by `setOutcomes` in the same transaction, so a rollback undoes
+ * both and the row is pending again.
+ */
+export async function claimBatch(db: Db, ids: number[]): Promise<InboxRow[]> {
+  if (ids.length === 0) return [];
+  const lockable = db
+    .select({ id: inbox.id })
     .from(inbox)
-    .where(and(eq(inbox.id, id), eq(inbox.state, 'pending')))
+    .where(and(inArray(inbox.id, ids), eq(inbox.state, 'pending')))
     .for('update', { skipLocked: true });
-  return row;
+  return db
+    .update(inbox)
+    .set({ state: 'processed', processedAt: new Date(), attempts: sql`${inbox.attempts} + 1`, lastError: null })
+    .where(inArray(inbox.id, lockable))
+    .returning();
 }
 
-export async function markOutcome(db: Db, id: number, state: 'processed' | 'unroutable', entityId: number | null): Promise<void> {
-  await db
-    .update(inbox)
-    .set({ state, entityId, processedAt: new Date(), attempts: sql`${inbox.attempts} + 1`, lastError: null })
-    .where(eq(inbox.id, id));
+/** Sets the outcome and resolved entity of rows claimed by `claimBatch`, in one statement. */
+export async function setOutcomes(db: Db, outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const values = sql.join(
+    outcomes.map((o) => sql`(${o.id}::bigint, ${o.state}::text, ${o.entityId}::integer)`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update interaction_webhook_inbox i
+       set state = x.state, entity_id = x.entity_id
+      from (values ${values}) as x(id, state, entity_id)
+     where i.id = x.id`);
 }
 
 /** Records a failed attempt; after `maxAttempts` the row moves to the dead-letter list with its error. */

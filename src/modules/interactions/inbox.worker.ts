@@ -1,7 +1,9 @@
 /**
  * The inline worker (SPEC "Inbound webhook processing order", step 5). The webhook hands it the ids of
- * freshly committed inbox rows; it applies them with bounded concurrency, one at a time per chat (so a
- * conversation's events apply in arrival order), and publishes effects after commit. A sweeper claims
+ * freshly committed inbox rows; it applies them in batches (inbox.batch.ts: one transaction for up to
+ * `batchSize` rows of distinct chats) with at most `concurrency` transactions at once, so the webhook's
+ * inserts always find a free connection. A chat has at most one event in flight, so a conversation's
+ * events apply in arrival order. Effects are published after commit. A sweeper claims
  * pending rows that are due (retries with exponential backoff, and rows left behind by a process that
  * stopped or died) every `sweepIntervalMs`; rows are claimed with FOR UPDATE SKIP LOCKED and marked
  * processed in the projection's transaction, so any number of workers and instances never apply one
@@ -12,12 +14,13 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import * as inboxRepo from './inbox.repository.js';
-import { applyEvent, type Effects } from './projection.service.js';
-import type { CanonicalEvent } from './canonical.js';
-import { publishEffects } from './effects.js';
+import { processBatch } from './inbox.batch.js';
 
 export interface WorkerOptions {
+  /** Transactions applying events at once (keep it below the connection pool size). */
   concurrency: number;
+  /** Inbox rows (of distinct chats) applied in one transaction. */
+  batchSize: number;
   maxAttempts: number;
   /** First retry delay; doubled per attempt, capped at 5 minutes. */
   retryBaseDelayMs: number;
@@ -52,10 +55,14 @@ export interface WorkerDeps {
 
 export function createInboxWorker(deps: WorkerDeps): InboxWorker {
   const options = { ...deps.options };
-  const chains = new Map<string, Promise<void>>();
+  /** Ids waiting per chat, in arrival order. */
+  const waiting = new Map<string, number[]>();
+  /** Chats with waiting ids and nothing in flight, oldest first. */
+  const ready = new Set<string>();
+  /** Chats with an event in flight. */
+  const busy = new Set<string>();
   const queued = new Set<number>();
   let running = 0;
-  const waiters: (() => void)[] = [];
   let active = 0;
   const idleWaiters: (() => void)[] = [];
   let stopped = false;
@@ -63,74 +70,55 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
   let sweeping = false;
   let lastPurge = 0;
 
-  const acquire = async () => {
-    if (running < options.concurrency) {
-      running++;
-      return;
-    }
-    await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  const release = () => {
-    const next = waiters.shift();
-    if (next) next();
-    else running--;
-  };
-  const settle = () => {
-    active--;
+  const settle = (count: number) => {
+    active -= count;
     if (active === 0) for (const w of idleWaiters.splice(0)) w();
   };
 
-  async function processOne(id: number): Promise<void> {
-    let effects: Effects | null;
-    try {
-      effects = await deps.db.transaction(async (tx) => {
-        const row = await inboxRepo.claim(tx, id);
-        if (!row) return null;
-        const result = await applyEvent(tx, row.event as CanonicalEvent);
-        if (result.outcome === 'unroutable') {
-          await inboxRepo.markOutcome(tx, id, 'unroutable', null);
-          return null;
-        }
-        await inboxRepo.markOutcome(tx, id, 'processed', result.entityId);
-        return result.effects;
-      });
-    } catch (err) {
-      deps.log.warn({ err, inboxId: id }, 'inbound event processing failed');
-      try {
-        await inboxRepo.recordFailure(deps.db, id, err instanceof Error ? err.message : String(err), options.maxAttempts, options.retryBaseDelayMs);
-      } catch (recordErr) {
-        deps.log.error({ err: recordErr, inboxId: id }, 'could not record the failure; the sweeper will retry');
+  function pump(): void {
+    while (running < options.concurrency && ready.size > 0) {
+      const batch: { id: number; chatKey: string }[] = [];
+      for (const chatKey of ready) {
+        if (batch.length >= options.batchSize) break;
+        ready.delete(chatKey);
+        const ids = waiting.get(chatKey)!;
+        batch.push({ id: ids.shift()!, chatKey });
+        if (ids.length === 0) waiting.delete(chatKey);
+        busy.add(chatKey);
       }
-      return;
+      running++;
+      void run(batch);
     }
-    if (effects) await publish(effects);
   }
 
-  const publish = (effects: Effects) => publishEffects(deps, effects);
+  async function run(batch: { id: number; chatKey: string }[]): Promise<void> {
+    try {
+      if (!stopped) await processBatch(deps, batch.map((b) => b.id), options);
+    } catch (err) {
+      deps.log.error({ err }, 'inbox worker failure');
+    } finally {
+      running--;
+      for (const { id, chatKey } of batch) {
+        queued.delete(id);
+        busy.delete(chatKey);
+        if (waiting.has(chatKey)) ready.add(chatKey);
+      }
+      settle(batch.length);
+      pump();
+    }
+  }
 
   function dispatch(items: { id: number; chatKey: string }[]): void {
     for (const { id, chatKey } of items) {
       if (stopped || queued.has(id)) continue;
       queued.add(id);
       active++;
-      const prev = chains.get(chatKey) ?? Promise.resolve();
-      const next = prev
-        .then(async () => {
-          await acquire();
-          try {
-            if (!stopped) await processOne(id);
-          } finally {
-            release();
-          }
-        })
-        .catch((err: unknown) => deps.log.error({ err }, 'inbox worker failure'))
-        .finally(() => {
-          queued.delete(id);
-          settle();
-          if (chains.get(chatKey) === next) chains.delete(chatKey);
-        });
-      chains.set(chatKey, next);
+      const ids = waiting.get(chatKey);
+      if (ids) ids.push(id);
+      else waiting.set(chatKey, [id]);
+      if (!busy.has(chatKey)) ready.add(chatKey);
     }
+    pump();
   }
 
   async function sweep(recover = false): Promise<number> {

@@ -28,13 +28,13 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
     events: ctx.events,
     realtime: ctx.realtime,
     log: ctx.log,
-    options: { concurrency: ctx.database.kind === 'postgres' ? 8 : 2, maxAttempts: 8, retryBaseDelayMs: 1000, sweepIntervalMs: 1000, retentionDays: 9 },
+    options: { concurrency: ctx.database.kind === 'postgres' ? 4 : 2, batchSize: 32, maxAttempts: 8, retryBaseDelayMs: 1000, sweepIntervalMs: 1000, retentionDays: 9 },
   });
   app.decorate('interactionsWorker', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => worker.stop());
 
-  const service = createWebhookService({ db: ctx.db, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
+  const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
   await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
   await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });

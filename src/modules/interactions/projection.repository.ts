@@ -55,6 +55,42 @@ export async function registerChannelAccount(db: Db, entityId: number, platform:
   return found;
 }
 
+/**
+ * The hot path of an event on a known chat, in one round trip: the active receiving account of
+ * `platform` with `externalAccountId` and its conversation `externalChatId`, the conversation row locked.
+ * Undefined when either is missing (the caller then resolves the account on its own).
+ */
+export async function lockConversationOfAccount(
+  db: Db,
+  platform: Platform,
+  externalAccountId: string,
+  externalChatId: string,
+): Promise<{ account: ChannelAccountRef; conversation: ConversationRow; entityHasQueues: boolean } | undefined> {
+  const [row] = await db
+    .select({
+      conversation,
+      accountId: entityChannelAccount.id,
+      accountEntityId: entityChannelAccount.entityId,
+      channelTypeCode: entityChannelAccount.channelTypeCode,
+      // Routing's first question, answered here to save it a round trip (routing.engine.ts).
+      entityHasQueues: sql<boolean>`exists(select 1 from routing_queue q where q.entity_id = ${conversation.entityId})`,
+    })
+    .from(conversation)
+    .innerJoin(entityChannelAccount, eq(entityChannelAccount.id, conversation.entityChannelAccountId))
+    .where(
+      and(
+        eq(entityChannelAccount.externalAccountId, externalAccountId),
+        inArray(entityChannelAccount.channelTypeCode, PLATFORM_CODES[platform]),
+        eq(entityChannelAccount.isActive, true),
+        eq(conversation.externalChatId, externalChatId),
+      ),
+    )
+    .limit(1)
+    .for('update', { of: conversation });
+  if (!row) return undefined;
+  return { account: { id: row.accountId, entityId: row.accountEntityId, channelTypeCode: row.channelTypeCode }, conversation: row.conversation, entityHasQueues: row.entityHasQueues };
+}
+
 export async function lockConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
   const [row] = await db
     .select()

@@ -36,10 +36,12 @@ const CHANNEL_TYPE: Record<Platform, ContactChannelType> = { whatsapp: 'whatsapp
 
 /** Applies `event`; `unroutable` when no entity owns the receiving account. */
 export async function applyEvent(db: Db, event: CanonicalEvent): Promise<ApplyResult> {
-  const account = await resolveAccount(db, event);
+  // Most messages belong to a known chat: account and locked conversation come in one query.
+  const hit = event.kind === 'message' ? await repo.lockConversationOfAccount(db, event.platform, event.account_id, event.external_chat_id) : undefined;
+  const account = hit?.account ?? (await resolveAccount(db, event));
   if (!account) return { outcome: 'unroutable' };
   const effects: Effects = { realtime: [], domain: [] };
-  if (event.kind === 'message') await applyMessage(db, account, event, effects);
+  if (event.kind === 'message') await applyMessage(db, account, event, effects, hit?.conversation ?? null, hit?.entityHasQueues);
   else if (event.kind === 'status') await applyStatusEvent(db, account, event, effects);
   return { outcome: 'processed', entityId: account.entityId, effects };
 }
@@ -62,8 +64,11 @@ async function ensureConversation(
   account: repo.ChannelAccountRef,
   event: { platform: Platform; external_chat_id: string; sender: { name: string | null; phone: string | null } | null },
   effects: Effects,
+  /** The conversation already locked by the caller; null when the caller's lookup found none. */
+  locked?: ConversationRow | null,
 ): Promise<ConversationContext> {
-  const existing = await repo.lockConversation(db, account.id, event.external_chat_id);
+  // A conversation created since the caller's lookup makes the insert below conflict and lock it.
+  const existing = locked === undefined ? await repo.lockConversation(db, account.id, event.external_chat_id) : locked;
   if (existing) return { conversation: existing, created: false };
   const type = CHANNEL_TYPE[event.platform];
   const identifier = type === 'whatsapp' ? (event.sender?.phone ?? `+${event.external_chat_id}`) : event.external_chat_id;
@@ -88,8 +93,15 @@ async function ensureConversation(
   return { conversation: again, created: false };
 }
 
-async function applyMessage(db: Db, account: repo.ChannelAccountRef, event: CanonicalMessageEvent, effects: Effects): Promise<void> {
-  const { conversation: conv, created } = await ensureConversation(db, account, event, effects);
+async function applyMessage(
+  db: Db,
+  account: repo.ChannelAccountRef,
+  event: CanonicalMessageEvent,
+  effects: Effects,
+  locked: ConversationRow | null,
+  entityHasQueues: boolean | undefined,
+): Promise<void> {
+  const { conversation: conv, created } = await ensureConversation(db, account, event, effects, locked);
   const occurredAt = new Date(event.occurred_at);
   const inbound = event.direction === 'inbound';
   const m = await repo.insertMessage(db, {
@@ -126,6 +138,7 @@ async function applyMessage(db: Db, account: repo.ChannelAccountRef, event: Cano
       updated,
       { channelTypeCode: account.channelTypeCode, entityChannelAccountId: account.id, messageText: event.message.text ?? '', isFirstMessage: isFirst },
       () => sellersOf(db, account.entityId, { leadId: updated.leadId, groupId: updated.groupId }),
+      entityHasQueues,
     );
     updated = routed.conversation;
     assignment = routed.assignment;

@@ -33,9 +33,17 @@ const canTake = (c: repo.Candidate) => c.is_available && c.open_count < c.capaci
 
 /**
  * Routes an unassigned conversation after an inbound message. `sellers` is read only when the entity
- * has queues (an entity without queues routes nothing, which keeps the common path to one query).
+ * has queues (an entity without queues routes nothing, which keeps the common path to one query, or to
+ * none when the caller already read `entityHasQueues` false in this transaction).
  */
-export async function routeConversation(db: Db, conv: ConversationRow, partial: Omit<RoutingFacts, 'sellerEmployeeIds'>, sellers: () => Promise<number[]>): Promise<RouteResult> {
+export async function routeConversation(
+  db: Db,
+  conv: ConversationRow,
+  partial: Omit<RoutingFacts, 'sellerEmployeeIds'>,
+  sellers: () => Promise<number[]>,
+  entityHasQueues?: boolean,
+): Promise<RouteResult> {
+  if (entityHasQueues === false) return { conversation: conv, assignment: null };
   const setup = await repo.routingSetup(db, conv.entityId);
   if (!setup.hasQueues) return { conversation: conv, assignment: null };
   const facts: RoutingFacts = { ...partial, sellerEmployeeIds: await sellers() };

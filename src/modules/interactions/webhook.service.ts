@@ -5,7 +5,7 @@
  * to the inline worker. Answers as soon as the inbox rows are committed.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import { AppError, badRequest, unauthorized } from '../../platform/errors.js';
 import { chatKey, eventKey, MalformedPayload } from './canonical.js';
 import { normalizeWebhook } from './normalize.js';
@@ -23,7 +23,7 @@ export interface WebhookService {
   accept(input: { rawBody: Buffer | undefined; body: unknown; signature: string | undefined; query: { communications_entity_id?: string | undefined; external_app_id?: string | undefined } }): Promise<AcceptResult>;
 }
 
-export function createWebhookService(deps: { db: Db; worker: InboxWorker; appSecret: string | undefined; graceSeconds: number }): WebhookService {
+export function createWebhookService(deps: { database: Pick<Database, 'preparedQuery'>; worker: InboxWorker; appSecret: string | undefined; graceSeconds: number }): WebhookService {
   return {
     async accept({ rawBody, body, signature, query }) {
       if (deps.appSecret !== undefined) verifySignature(deps.appSecret, rawBody, signature);
@@ -37,7 +37,7 @@ export function createWebhookService(deps: { db: Db; worker: InboxWorker; appSec
       // One payload may repeat an id (or hold several statuses of one message): keep the first of each key.
       const unique = new Map(events.map((e) => [eventKey(e), e] as const).reverse());
       const items = [...unique].reverse().map(([key, event]) => ({ eventKey: key, chatKey: chatKey(event), event }));
-      const inserted = await inboxRepo.insertNew(deps.db, items, deps.graceSeconds);
+      const inserted = await inboxRepo.insertNew(deps.database, items, deps.graceSeconds);
       const chatOf = new Map(items.map((i) => [i.eventKey, i.chatKey]));
       deps.worker.dispatch(inserted.map((r) => ({ id: r.id, chatKey: chatOf.get(r.eventKey)! })));
       return { received: events.length, accepted: inserted.length, duplicates: events.length - inserted.length };

@@ -1,9 +1,7 @@
 /** Drizzle queries behind contact-identity.service.ts: contacts by channel identifier, and sellers of a lead or group. */
-import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
 import { contact, contactChannel } from './contact.table.js';
-import { crmGroup } from './group.table.js';
-import { lead } from './lead.table.js';
 import { groupAssignment, leadAssignment } from './assignment.table.js';
 import type { ContactChannelType } from './channel-identifier.js';
 
@@ -23,11 +21,24 @@ export async function findContactByChannel(db: Db, entityId: number, type: Conta
   return row;
 }
 
-export async function insertGroupLeadContact(db: Db, entityId: number, name: string, phone: string | null): Promise<ContactIdentity> {
-  const [group] = await db.insert(crmGroup).values({ entityId, name }).returning({ id: crmGroup.id });
-  const [newLead] = await db.insert(lead).values({ entityId, groupId: group!.id, name, phone }).returning({ id: lead.id });
-  const [newContact] = await db.insert(contact).values({ entityId, groupId: group!.id, leadId: newLead!.id, name }).returning({ id: contact.id });
-  return { contactId: newContact!.id, leadId: newLead!.id, groupId: group!.id };
+/**
+ * Creates group, lead, contact and the contact's channel `(type, identifier)` in one statement; undefined
+ * when the channel already exists (another writer won: the caller rolls its savepoint back, so the
+ * group, lead and contact inserted here vanish with it).
+ */
+export async function insertContactWithChannel(db: Db, entityId: number, name: string, phone: string | null, type: ContactChannelType, identifier: string): Promise<ContactIdentity | undefined> {
+  const [row] = await queryRows<{ contact_id: number; lead_id: number; group_id: number; channel_id: number | null }>(
+    db,
+    sql`with g as (insert into crm_group (entity_id, name) values (${entityId}, ${name}) returning id),
+             l as (insert into lead (entity_id, group_id, name, phone) select ${entityId}, g.id, ${name}, ${phone} from g returning id, group_id),
+             c as (insert into contact (entity_id, group_id, lead_id, name) select ${entityId}, l.group_id, l.id, ${name} from l returning id, lead_id, group_id),
+             ch as (insert into contact_channel (entity_id, contact_id, type, identifier)
+                    select ${entityId}, c.id, ${type}::contact_channel_type, ${identifier} from c
+                    on conflict do nothing returning id)
+        select c.id as contact_id, c.lead_id, c.group_id, (select id from ch) as channel_id from c`,
+  );
+  if (!row || row.channel_id === null) return undefined;
+  return { contactId: Number(row.contact_id), leadId: Number(row.lead_id), groupId: Number(row.group_id) };
 }
 
 /** Inserts the channel unless (entity, type, identifier) exists; true when inserted. */

@@ -35,8 +35,8 @@ export async function findOrCreateContact(
   const phone = input.type === 'whatsapp' || input.type === 'phone' ? identifier : null;
   try {
     const created = await db.transaction(async (sp) => {
-      const ids = await repo.insertGroupLeadContact(sp, entityId, name, phone);
-      if (!(await repo.insertChannelIfAbsent(sp, entityId, ids.contactId, input.type, identifier))) throw new LostRace();
+      const ids = await repo.insertContactWithChannel(sp, entityId, name, phone, input.type, identifier);
+      if (!ids) throw new LostRace();
       for (const extra of input.extraChannels ?? []) {
         const normalized = normalizeChannelIdentifier(extra.type, extra.identifier);
         if (normalized !== undefined) await repo.insertChannelIfAbsent(sp, entityId, ids.contactId, extra.type, normalized);
