@@ -4,17 +4,46 @@
  * webhook acceptance latency (HTTP answer) and webhook-to-socket latency (POST sent until
  * `interaction.message.created` for that message arrives), then probes higher rates for 5 s each to
  * find the sustainable maximum (the highest rate whose achieved rate stays within 95% of the target
- * with socket p99 under 1 s). Honours DATABASE_URL (PostgreSQL); 127.0.0.1 only.
+ * with socket p99 under 1 s). Honours DATABASE_URL (PostgreSQL); 127.0.0.1 only. The service runs in its own process, as in
+ * production, so the load generator and the measuring client do not share its event loop.
  */
 import { Agent, request } from 'node:http';
 import { io } from 'socket.io-client';
-import { startServer, type BenchServer, type BenchSection } from './lib.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { BenchSection } from './lib.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
-import { createDirectoryService } from '../src/modules/admin/directory.service.js';
-import { entityChannelAccount } from '../src/modules/records/entity-channel-account.table.js';
-import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 const PNID = 'BENCH-PNID';
+
+interface ServiceProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  token: string;
+  kind: string;
+}
+
+/** Starts the service in its own process (see interactions-server.child.ts) and waits for it to be ready. */
+async function startServiceProcess(): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./interactions-server.child.ts', import.meta.url))], {
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`benchmark service exited with ${code}`)));
+  });
+  const ready = JSON.parse(first) as { baseUrl: string; token: string; kind: string };
+  return { child, ...ready };
+}
+
+async function stopServiceProcess(service: ServiceProcess): Promise<void> {
+  const exited = new Promise((resolve) => service.child.once('exit', resolve));
+  service.child.kill('SIGTERM');
+  await exited;
+}
 
 interface RunStats {
   targetRate: number;
@@ -47,7 +76,7 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-async function runAtRate(server: BenchServer, token: string, rate: number, seconds: number, tag: string): Promise<RunStats> {
+async function runAtRate(server: { baseUrl: string }, token: string, rate: number, seconds: number, tag: string): Promise<RunStats> {
   const socket = io(`${server.baseUrl}/interactions`, { transports: ['websocket'], auth: { token }, forceNew: true });
   await new Promise((resolve, reject) => {
     socket.once('interaction.ready', resolve);
@@ -98,17 +127,9 @@ async function runAtRate(server: BenchServer, token: string, rate: number, secon
 }
 
 export async function run(): Promise<BenchSection> {
-  const server = await startServer({ LOG_LEVEL: 'warn' });
+  const server = await startServiceProcess();
+  const token = server.token;
   try {
-    const db = server.database.db;
-    const dir = createDirectoryService(db);
-    const entity = await dir.ensureEntity({ name: 'Bench' });
-    const user = await dir.upsertUser({ email: `bench-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
-    await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench' });
-    await db.insert(entityChannelAccount).values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: PNID, displayName: 'Bench' }).onConflictDoNothing();
-    const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
-    const token = (await server.app.ctx.tokens.sign(claimsFor(principal!))).token;
-
     const seconds = Number(process.env.BENCH_INTERACTIONS_SECONDS ?? 20);
     const main = await runAtRate(server, token, 500, seconds, 'main');
     const probes: RunStats[] = [];
@@ -141,7 +162,7 @@ export async function run(): Promise<BenchSection> {
       ],
     };
   } finally {
-    await server.close();
+    await stopServiceProcess(server);
   }
 }
 

@@ -1,0 +1,26 @@
+/**
+ * Child process of interactions.bench.ts: the service alone in its own process (as in production), so
+ * the load generator and the measuring Socket.IO client of the parent do not share its event loop.
+ * Prints one JSON line `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
+ */
+import { startServer } from './lib.js';
+import { createDirectoryService } from '../src/modules/admin/directory.service.js';
+import { entityChannelAccount } from '../src/modules/records/entity-channel-account.table.js';
+import { claimsFor } from '../src/modules/auth/auth.service.js';
+
+export const BENCH_PHONE_NUMBER_ID = 'BENCH-PNID';
+
+const server = await startServer({ LOG_LEVEL: 'warn' });
+const db = server.database.db;
+const dir = createDirectoryService(db);
+const entity = await dir.ensureEntity({ name: 'Bench' });
+const user = await dir.upsertUser({ email: `bench-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
+await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench' });
+await db.insert(entityChannelAccount).values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: BENCH_PHONE_NUMBER_ID, displayName: 'Bench' }).onConflictDoNothing();
+const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
+const token = (await server.app.ctx.tokens.sign(claimsFor(principal!))).token;
+process.stdout.write(JSON.stringify({ baseUrl: server.baseUrl, token, kind: server.kind }) + '\n');
+
+process.once('SIGTERM', () => {
+  void server.close().then(() => process.exit(0));
+});
