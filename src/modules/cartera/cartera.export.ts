@@ -7,14 +7,14 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/client.js';
+import type { PreparedRunner } from '../records/prepared-sql.js';
 import { selectCarteraBatch, type CarteraFilter } from './cartera.repository.js';
 import { toCarteraItem } from './cartera.service.js';
 
 const BATCH = 1000;
 
 /** Returns a stream of the workbook; rows are produced while the stream is consumed. Errors destroy the stream. */
-export function streamCarteraXlsx(db: Db, entityId: number, filter: CarteraFilter, log: FastifyBaseLogger): PassThrough {
+export function streamCarteraXlsx(database: PreparedRunner, entityId: number, filter: CarteraFilter, log: FastifyBaseLogger): PassThrough {
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = workbook.addWorksheet(filter.kind === 'client' ? 'Clients' : 'Leads');
@@ -31,7 +31,7 @@ export function streamCarteraXlsx(db: Db, entityId: number, filter: CarteraFilte
   const produce = async () => {
     let afterId = 0;
     for (;;) {
-      const rows = await selectCarteraBatch(db, entityId, filter, afterId, BATCH);
+      const rows = await selectCarteraBatch(database, entityId, filter, afterId, BATCH);
       for (const row of rows) {
         const item = toCarteraItem(filter.kind, row);
         sheet

@@ -4,7 +4,7 @@
  * is a read-only projection of them; every statement is scoped by entity.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { isoTimestamp, runPrepared, type PreparedRunner } from '../records/prepared-sql.js';
 import { countCapFor, likePattern } from '../../platform/http/pagination.js';
 import { hasEffectiveSeller, hasNoSeller } from '../records/seller-derivation.sql.js';
 
@@ -28,7 +28,8 @@ export interface CarteraRow {
   email: string | null;
   phone: string | null;
   tax_id: string | null;
-  created_at: Date | string;
+  /** ISO-8601 text, as `toISOString()` renders it. */
+  created_at: string;
   direct: { id: number; name: string }[] | null;
   inherited: { id: number; name: string }[] | null;
   contact: { id: number; name: string } | null;
@@ -58,7 +59,7 @@ function whereOf(entityId: number, f: CarteraFilter): SQL {
   return sql.join(parts, sql` and `);
 }
 
-const SELECT = sql`select l.id, l.group_id, g.name as group_name, l.name, l.erp_id, l.email, l.phone, l.tax_id, l.created_at,
+const SELECT = sql`select l.id, l.group_id, g.name as group_name, l.name, l.erp_id, l.email, l.phone, l.tax_id, ${isoTimestamp(sql`l.created_at`)} as created_at,
   (select json_agg(json_build_object('id', e.id, 'name', e.name) order by la.id)
      from lead_assignment la join employee e on e.id = la.employee_id where la.lead_id = l.id) as direct,
   (select json_agg(json_build_object('id', e.id, 'name', e.name) order by ga.id)
@@ -74,19 +75,28 @@ function cappedCount(entityId: number, f: CarteraFilter, cap: number): SQL {
 }
 
 /** One page of the view in `sort` order; each row carries the count of the view capped at `countCapFor(page)`. */
-export async function selectCartera(db: Db, entityId: number, f: CarteraFilter, page: { limit: number; offset: number; sort: string }): Promise<CarteraRow[]> {
+export async function selectCartera(
+  database: PreparedRunner,
+  entityId: number,
+  f: CarteraFilter,
+  page: { limit: number; offset: number; sort: string },
+): Promise<CarteraRow[]> {
   const order = SORTS[page.sort] ?? SORTS['-creation']!;
   const total = cappedCount(entityId, f, countCapFor(page));
-  return queryRows<CarteraRow>(db, sql`select page.*, ${total} as total from (${SELECT} where ${whereOf(entityId, f)} order by ${order} limit ${page.limit} offset ${page.offset}) page`);
+  return runPrepared<CarteraRow>(
+    database,
+    'crm_cartera_page',
+    sql`select page.*, ${total} as total from (${SELECT} where ${whereOf(entityId, f)} order by ${order} limit ${page.limit} offset ${page.offset}) page`,
+  );
 }
 
 /** The capped count alone, for a page past the end. */
-export async function countCartera(db: Db, entityId: number, f: CarteraFilter, cap: number): Promise<number> {
-  const rows = await queryRows<{ n: number }>(db, sql`select ${cappedCount(entityId, f, cap)} as n`);
+export async function countCartera(database: PreparedRunner, entityId: number, f: CarteraFilter, cap: number): Promise<number> {
+  const rows = await runPrepared<{ n: number }>(database, 'crm_cartera_count', sql`select ${cappedCount(entityId, f, cap)} as n`);
   return rows[0]?.n ?? 0;
 }
 
 /** A batch of the view after lead id `afterId`, in id order (keyset), for the streaming export. */
-export async function selectCarteraBatch(db: Db, entityId: number, f: CarteraFilter, afterId: number, size: number): Promise<CarteraRow[]> {
-  return queryRows<CarteraRow>(db, sql`${SELECT} where ${whereOf(entityId, f)} and l.id > ${afterId} order by l.id limit ${size}`);
+export async function selectCarteraBatch(database: PreparedRunner, entityId: number, f: CarteraFilter, afterId: number, size: number): Promise<CarteraRow[]> {
+  return runPrepared<CarteraRow>(database, 'crm_cartera_batch', sql`${SELECT} where ${whereOf(entityId, f)} and l.id > ${afterId} order by l.id limit ${size}`);
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import type { Db } from '../../db/client.js';
+import type { PreparedRunner } from '../records/prepared-sql.js';
 import {
   CarteraClientDetail,
   CarteraClientList,
@@ -15,7 +15,7 @@ import { filterOf, type CarteraService } from './cartera.service.js';
 import { streamCarteraXlsx } from './cartera.export.js';
 
 /** `/cartera/*` (codes cartera.*). */
-export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService; db: Db }> = async (app, { service, db }) => {
+export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService; database: PreparedRunner }> = async (app, { service, database }) => {
   const tags = ['cartera'];
   app.get(
     '/cartera/leads',
@@ -55,7 +55,7 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
     },
     async (request, reply) => {
       const caller = principalOf(request);
-      const stream = streamCarteraXlsx(db, caller.entityId, filterOf(request.query.kind, request.query), request.log);
+      const stream = streamCarteraXlsx(database, caller.entityId, filterOf(request.query.kind, request.query), request.log);
       return reply
         .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
         .header('content-disposition', `attachment; filename="cartera-${request.query.kind}s.xlsx"`)

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageQuery, Pagination } from '../../platform/http/pagination.js';
+import { NullableObject, NullableString, StringEnum } from '../records/response-types.js';
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
@@ -30,14 +31,13 @@ const common = {
     id: Type.Integer({ description: 'Lead id' }),
     groupId: Type.Integer(),
     group: Type.String({ description: 'Group name' }),
-    erpId: Type.Union([Type.String(), Type.Null()]),
+    erpId: NullableString(),
     creation: Type.String({ format: 'date-time' }),
-    seller: Type.Union(
-      [Type.Object({ id: Type.Integer(), name: Type.String(), source: Type.Union([Type.Literal('lead'), Type.Literal('group')]) }), Type.Null()],
-      { description: 'Effective seller: a direct lead assignment wins over one inherited from the group' },
-    ),
+    seller: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String(), source: StringEnum(['lead', 'group']) }), {
+      description: 'Effective seller: a direct lead assignment wins over one inherited from the group',
+    }),
     sellers: Type.Object({ direct: Type.Array(Seller), inherited: Type.Array(Seller) }, { description: 'Both sources of the derivation' }),
-    contact: Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], { description: 'Latest contact of the lead' }),
+    contact: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String() }), { description: 'Latest contact of the lead' }),
     lastPurchase: Nullish,
     frequency: Nullish,
     agenda: Nullish,
@@ -52,9 +52,9 @@ export const CarteraLeadList = Type.Object({ data: Type.Array(CarteraLeadItem), 
 export const CarteraClientList = Type.Object({ data: Type.Array(CarteraClientItem), pagination: Pagination });
 
 const detailExtras = {
-  email: Type.Union([Type.String(), Type.Null()]),
-  phone: Type.Union([Type.String(), Type.Null()]),
-  taxId: Type.Union([Type.String(), Type.Null()]),
+  email: NullableString(),
+  phone: NullableString(),
+  taxId: NullableString(),
 };
 export const CarteraLeadDetail = Type.Object({ ...leadProperties, ...detailExtras });
 export const CarteraClientDetail = Type.Object({ ...clientProperties, ...detailExtras });

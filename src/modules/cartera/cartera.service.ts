@@ -4,7 +4,7 @@
  * the latest contact of the lead. `lastPurchase`, `frequency`, `agenda` and `interaction` are data this
  * service does not hold yet and are null (never invented).
  */
-import type { Db } from '../../db/client.js';
+import type { PreparedRunner } from '../records/prepared-sql.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, type Page } from '../../platform/http/pagination.js';
@@ -40,14 +40,14 @@ export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> 
 export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): CarteraItem<K> {
   const direct = r.direct ?? [];
   const inherited = r.inherited ?? [];
-  const effective = direct[0] ? { ...direct[0], source: 'lead' as const } : inherited[0] ? { ...inherited[0], source: 'group' as const } : null;
-  const base: CarteraItemBase = {
+  const first = direct[0] ?? inherited[0];
+  const item: CarteraItemBase & Partial<Record<CarteraKind, string>> = {
     id: r.id,
     groupId: r.group_id,
     group: r.group_name,
     erpId: r.erp_id,
-    creation: (r.created_at instanceof Date ? r.created_at : new Date(r.created_at)).toISOString(),
-    seller: effective,
+    creation: r.created_at,
+    seller: first ? { id: first.id, name: first.name, source: direct[0] ? 'lead' : 'group' } : null,
     sellers: { direct, inherited },
     contact: r.contact,
     lastPurchase: null,
@@ -56,18 +56,20 @@ export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): Ca
     interaction: null,
   };
   // The name goes under the list's own key (SPEC "client/lead").
-  return { ...base, [kind]: r.name } as CarteraItem<K>;
+  item[kind] = r.name;
+  return item as CarteraItem<K>;
 }
 
 export function filterOf(kind: CarteraKind, q: Omit<Partial<CarteraListQuery>, 'limit' | 'offset' | 'sort'>): CarteraFilter {
   return { kind, sellerId: q.seller_id, unassigned: q.unassigned, groupId: q.group_id, search: q.search };
 }
 
-export function createCarteraService(deps: { db: Db; leads: LeadService }) {
-  const { db, leads } = deps;
+/** `database` runs the view's statements as named prepared statements. */
+export function createCarteraService(deps: { database: PreparedRunner; leads: LeadService }) {
+  const { database, leads } = deps;
 
   async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
-    const rows = await selectCartera(db, caller.entityId, { kind, leadId: id }, { limit: 1, offset: 0, sort: '-creation' });
+    const rows = await selectCartera(database, caller.entityId, { kind, leadId: id }, { limit: 1, offset: 0, sort: '-creation' });
     const row = rows[0];
     if (!row) throw notFound(kind, id);
     return { ...toCarteraItem(kind, row), email: row.email, phone: row.phone, taxId: row.tax_id };
@@ -76,9 +78,9 @@ export function createCarteraService(deps: { db: Db; leads: LeadService }) {
   return {
     async list<K extends CarteraKind>(caller: Principal, kind: K, q: CarteraListQuery): Promise<Page<CarteraItem<K>>> {
       const filter = filterOf(kind, q);
-      const rows = await selectCartera(db, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' });
+      const rows = await selectCartera(database, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' });
       const cap = countCapFor(q);
-      const total = rows[0]?.total ?? (q.offset > 0 ? await countCartera(db, caller.entityId, filter, cap) : 0);
+      const total = rows[0]?.total ?? (q.offset > 0 ? await countCartera(database, caller.entityId, filter, cap) : 0);
       return { data: rows.map((r) => toCarteraItem(kind, r)), pagination: { limit: q.limit, offset: q.offset, total, total_capped: total >= cap } };
     },
 

@@ -8,9 +8,9 @@ import { createCarteraService } from './cartera.service.js';
 
 /** Registers `/cartera/*`, bare and under `/api`. */
 export async function registerCarteraModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const service = createCarteraService({ db: ctx.db, leads: createLeadService({ db: ctx.db, events: ctx.events }) });
+  const service = createCarteraService({ database: ctx.database, leads: createLeadService({ db: ctx.db, events: ctx.events, database: ctx.database }) });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
-    await scope.register(carteraRoutes, { service, db: ctx.db });
+    await scope.register(carteraRoutes, { service, database: ctx.database });
   };
   await registerBareAndApi(app, plugin, {});
 }

@@ -18,7 +18,7 @@ import { createEntityChannelAccountService } from './entity-channel-account.serv
 export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const deps = { db: ctx.db, events: ctx.events };
   const groups = createGroupService(deps);
-  const leads = createLeadService(deps);
+  const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);
   const assignments = createAssignmentService(deps);
   const accounts = createEntityChannelAccountService(deps);

@@ -1,9 +1,10 @@
-import { and, desc, eq, getTableColumns, ilike, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { countCapFor, likePattern, type PageRequest } from '../../platform/http/pagination.js';
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
+import { isoTimestamp, runPrepared, type PreparedRunner } from './prepared-sql.js';
 
 export type LeadRow = typeof lead.$inferSelect;
 export type LeadValues = Partial<Pick<LeadRow, 'groupId' | 'name' | 'erpId' | 'email' | 'phone' | 'taxId'>>;
@@ -15,34 +16,51 @@ export interface LeadFilter extends PageRequest {
   employeeId?: number | undefined;
 }
 
-function listWhere(entityId: number, f: LeadFilter): SQL | undefined {
-  const pattern = f.search ? likePattern(f.search) : undefined;
-  return and(
-    eq(lead.entityId, entityId),
-    f.groupId !== undefined ? eq(lead.groupId, f.groupId) : undefined,
-    f.kind === 'client' ? isNotNull(lead.erpId) : f.kind === 'lead' ? isNull(lead.erpId) : undefined,
-    pattern ? or(ilike(lead.name, pattern), ilike(lead.email, pattern), ilike(lead.erpId, pattern)) : undefined,
-    f.employeeId !== undefined ? hasEffectiveSeller(sql`${lead.id}`, sql`${lead.groupId}`, f.employeeId) : undefined,
-  );
+function listWhere(entityId: number, f: LeadFilter): SQL {
+  const parts: SQL[] = [sql`l.entity_id = ${entityId}`];
+  if (f.groupId !== undefined) parts.push(sql`l.group_id = ${f.groupId}`);
+  if (f.kind === 'client') parts.push(sql`l.erp_id is not null`);
+  if (f.kind === 'lead') parts.push(sql`l.erp_id is null`);
+  if (f.search) {
+    const p = likePattern(f.search);
+    parts.push(sql`(l.name ilike ${p} or l.email ilike ${p} or l.erp_id ilike ${p})`);
+  }
+  if (f.employeeId !== undefined) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.group_id`, f.employeeId));
+  return sql.join(parts, sql` and `);
+}
+
+/** A list row: the response's columns, timestamps already as ISO-8601 text, and the capped count. */
+export interface LeadListRow {
+  id: number;
+  group_id: number;
+  name: string;
+  erp_id: string | null;
+  email: string | null;
+  phone: string | null;
+  tax_id: string | null;
+  created_at: string;
+  updated_at: string;
+  total: number;
 }
 
 /**
- * Newest first, with the matching count capped at `countCapFor(f)` (see pagination.ts), in one statement:
- * the count is a scalar subquery on each row; an empty page counts separately.
+ * Newest first (the `lead_entity_id_created_at_idx` order), with the matching count capped at
+ * `countCapFor(f)` (see pagination.ts), in one named prepared statement: the count is a scalar subquery
+ * on each row; an empty page past the end counts separately.
  */
-export async function listLeads(db: Db, entityId: number, f: LeadFilter): Promise<{ rows: LeadRow[]; total: number; capped: boolean }> {
+export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter): Promise<{ rows: LeadListRow[]; total: number; capped: boolean }> {
   const where = listWhere(entityId, f);
   const cap = countCapFor(f);
-  const counted = () => sql<number>`(select count(*)::int from (${db.select({ one: sql`1` }).from(lead).where(where).limit(cap)}) capped)`;
-  const rows = await db
-    .select({ ...getTableColumns(lead), total: counted() })
-    .from(lead)
-    .where(where)
-    .orderBy(desc(lead.createdAt), desc(lead.id))
-    .limit(f.limit)
-    .offset(f.offset);
-  const total = rows[0]?.total ?? (f.offset > 0 ? ((await db.select({ n: counted() }).from(sql`(select 1) one`))[0]?.n ?? 0) : 0);
-  return { rows: rows.map(({ total: _total, ...row }) => row), total, capped: total >= cap };
+  const counted = sql`(select count(*)::int from (select 1 from lead l where ${where} limit ${cap}) capped)`;
+  const rows = await runPrepared<LeadListRow>(
+    database,
+    'crm_leads_list',
+    sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
+      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${counted} as total
+      from lead l where ${where} order by l.created_at desc, l.id desc limit ${f.limit} offset ${f.offset}`,
+  );
+  const total = rows[0]?.total ?? (f.offset > 0 ? ((await runPrepared<{ n: number }>(database, 'crm_leads_count', sql`select ${counted} as n`))[0]?.n ?? 0) : 0);
+  return { rows, total, capped: total >= cap };
 }
 
 export async function findLead(db: Db, entityId: number, id: number): Promise<LeadRow | undefined> {

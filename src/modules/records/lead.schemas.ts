@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
+import { NullableString, StringEnum } from './response-types.js';
 
 export const LeadKind = Type.Union([Type.Literal('lead'), Type.Literal('client')], { description: 'client = the lead carries an erp_id' });
 
@@ -7,11 +8,11 @@ export const LeadResponse = Type.Object({
   id: Type.Integer(),
   group_id: Type.Integer(),
   name: Type.String(),
-  kind: LeadKind,
-  erp_id: Type.Union([Type.String(), Type.Null()]),
-  email: Type.Union([Type.String(), Type.Null()]),
-  phone: Type.Union([Type.String(), Type.Null()], { description: 'E.164' }),
-  tax_id: Type.Union([Type.String(), Type.Null()]),
+  kind: StringEnum(['lead', 'client'], { description: 'client = the lead carries an erp_id' }),
+  erp_id: NullableString(),
+  email: NullableString(),
+  phone: NullableString({ description: 'E.164' }),
+  tax_id: NullableString(),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

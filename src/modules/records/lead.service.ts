@@ -9,7 +9,8 @@ import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Page } from '../../platform/http/pagination.js';
 import { normalizePhone } from './channel-identifier.js';
 import { findGroup } from './group.repository.js';
-import { findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadRow, type LeadValues } from './lead.repository.js';
+import { findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadListRow, type LeadRow, type LeadValues } from './lead.repository.js';
+import type { PreparedRunner } from './prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
 export function toLeadResponse(row: LeadRow): LeadResponse {
@@ -24,6 +25,22 @@ export function toLeadResponse(row: LeadRow): LeadResponse {
     tax_id: row.taxId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** A list row (already ISO timestamps) to the response, built with the schema's key order. */
+function toLeadListItem(row: LeadListRow): LeadResponse {
+  return {
+    id: row.id,
+    group_id: row.group_id,
+    name: row.name,
+    kind: row.erp_id === null ? 'lead' : 'client',
+    erp_id: row.erp_id,
+    email: row.email,
+    phone: row.phone,
+    tax_id: row.tax_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
@@ -46,8 +63,9 @@ export function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
   return values;
 }
 
-export function createLeadService(deps: { db: Db; events: EventBus }) {
-  const { db, events } = deps;
+/** `database` runs the list as a named prepared statement (the hot path); everything else goes through `db`. */
+export function createLeadService(deps: { db: Db; events: EventBus; database: PreparedRunner }) {
+  const { db, events, database } = deps;
 
   async function assertGroup(entityId: number, groupId: number): Promise<void> {
     if (!(await findGroup(db, entityId, groupId))) throw validationFailed([{ field: '/body/group_id', message: `group ${groupId} not found` }]);
@@ -60,7 +78,7 @@ export function createLeadService(deps: { db: Db; events: EventBus }) {
 
   return {
     async list(caller: Principal, q: LeadListQuery): Promise<Page<LeadResponse>> {
-      const { rows, total, capped } = await listLeads(db, caller.entityId, {
+      const { rows, total, capped } = await listLeads(database, caller.entityId, {
         limit: q.limit,
         offset: q.offset,
         groupId: q.group_id,
@@ -68,7 +86,7 @@ export function createLeadService(deps: { db: Db; events: EventBus }) {
         search: q.search,
         employeeId: q.employee_id,
       });
-      return { data: rows.map(toLeadResponse), pagination: { limit: q.limit, offset: q.offset, total, total_capped: capped } };
+      return { data: rows.map(toLeadListItem), pagination: { limit: q.limit, offset: q.offset, total, total_capped: capped } };
     },
 
     /** Throws 404 `not_found` for an unknown id or another entity's lead. */
