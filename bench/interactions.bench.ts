@@ -26,7 +26,9 @@ interface ServiceProcess {
 
 /** Starts the service in its own process (see interactions-server.child.ts) and waits for it to be ready. */
 async function startServiceProcess(): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./interactions-server.child.ts', import.meta.url))], {
+  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service process there, for profiling.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(new URL('./interactions-server.child.ts', import.meta.url))], {
     env: process.env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
