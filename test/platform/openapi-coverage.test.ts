@@ -9,7 +9,7 @@ afterAll(async () => t.close());
 
 describe('OpenAPI document', () => {
   it('gives every documented operation a summary, a tag and a described success response', async () => {
-    const doc = (await t.app.inject('/openapi.json')).json() as { paths: Record<string, Record<string, { summary?: string; tags?: string[]; responses?: Record<string, unknown> }>> };
+    const doc: { paths: Record<string, Record<string, { summary?: string; tags?: string[]; responses?: Record<string, unknown> }>> } = (await t.app.inject('/openapi.json')).json();
     const missing: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {

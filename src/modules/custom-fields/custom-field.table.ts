@@ -1,5 +1,5 @@
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
 import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
 
 /** Records that carry custom field values (SPEC "Custom fields": record_type; `contact` is the one in use). */
 export const customFieldRecordType = pgEnum('custom_field_record_type', ['contact', 'group']);
@@ -23,15 +23,12 @@ export const customFieldType = pgEnum('custom_field_type', [
 export const customFieldGroup = pgTable(
   'custom_field_group',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     name: text().notNull(),
     recordType: customFieldRecordType().notNull(),
     position: integer().notNull().default(0),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [index('custom_field_group_entity_id_record_type_idx').on(t.entityId, t.recordType, t.position)],
 );
@@ -43,10 +40,8 @@ export const customFieldGroup = pgTable(
 export const customField = pgTable(
   'custom_field',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     customFieldGroupId: integer()
       .notNull()
       .references(() => customFieldGroup.id),
@@ -58,8 +53,7 @@ export const customField = pgTable(
     overridePermissionCode: text(),
     contexts: jsonb().$type<string[]>().notNull().default([]),
     position: integer().notNull().default(0),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [index('custom_field_entity_id_custom_field_group_id_idx').on(t.entityId, t.customFieldGroupId, t.position)],
 );
@@ -68,10 +62,8 @@ export const customField = pgTable(
 export const customFieldValue = pgTable(
   'custom_field_value',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     customFieldId: integer()
       .notNull()
       .references(() => customField.id, { onDelete: 'cascade' }),

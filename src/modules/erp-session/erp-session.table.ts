@@ -1,5 +1,5 @@
-import { integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { appUser } from '../admin/user.table.js';
 
 /**
@@ -10,17 +10,14 @@ import { appUser } from '../admin/user.table.js';
 export const erpSession = pgTable(
   'erp_session',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
+    id: idColumn(),
     userId: integer()
       .notNull()
       .references(() => appUser.id, { onDelete: 'cascade' }),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    entityId: entityIdColumn(),
     clientKind: text().notNull(),
     sealed: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [uniqueIndex('erp_session_user_id_entity_id_client_kind_uq').on(t.userId, t.entityId, t.clientKind)],
 );

@@ -1,18 +1,16 @@
-import { integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
+import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
+import { integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { contact } from '../records/contact.table.js';
 
 /** A per-entity key a web form sends with each submission; it selects the entity the contact belongs to. */
 export const formKey = pgTable(
   'form_key',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     key: text().notNull(),
     name: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [uniqueIndex('form_key_key_uq').on(t.key)],
 );
@@ -21,10 +19,8 @@ export const formKey = pgTable(
 export const formSubmission = pgTable(
   'form_submission',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     formKeyId: integer()
       .notNull()
       .references(() => formKey.id),
@@ -32,7 +28,7 @@ export const formSubmission = pgTable(
     contactId: integer()
       .notNull()
       .references(() => contact.id),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [uniqueIndex('form_submission_entity_id_submission_id_uq').on(t.entityId, t.submissionId)],
 );

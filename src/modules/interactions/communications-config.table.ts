@@ -1,5 +1,5 @@
-import { integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * Per-entity communications configuration (SPEC interaction_communications_config). Inbound events whose
@@ -9,17 +9,14 @@ import { entity } from '../admin/entity.table.js';
 export const interactionCommunicationsConfig = pgTable(
   'interaction_communications_config',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     communicationsEntityId: text(),
     externalAppId: text(),
     baseUrl: text(),
     apiKeyEncrypted: text(),
     metaAccessTokenEncrypted: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [uniqueIndex('interaction_communications_config_entity_id_uq').on(t.entityId), uniqueIndex('interaction_communications_config_external_app_id_uq').on(t.externalAppId)],
 );

@@ -1,5 +1,5 @@
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
 import { employee } from '../admin/employee.table.js';
 import { contact } from '../records/contact.table.js';
 import { lead } from '../records/lead.table.js';
@@ -15,10 +15,8 @@ import { routingQueue } from './routing.table.js';
 export const conversation = pgTable(
   'conversation',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     entityChannelAccountId: integer()
       .notNull()
       .references(() => entityChannelAccount.id),
@@ -46,8 +44,7 @@ export const conversation = pgTable(
     unreadCount: integer().notNull().default(0),
     followUp: boolean().notNull().default(false),
     workspaceNotes: text().notNull().default(''),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [
     uniqueIndex('conversation_entity_channel_account_id_external_chat_id_uq').on(t.entityChannelAccountId, t.externalChatId),

@@ -1,5 +1,5 @@
+import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
 import { conversation } from './conversation.table.js';
 
 /**
@@ -10,10 +10,8 @@ import { conversation } from './conversation.table.js';
 export const message = pgTable(
   'message',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     conversationId: integer()
       .notNull()
       .references(() => conversation.id, { onDelete: 'cascade' }),
@@ -35,7 +33,7 @@ export const message = pgTable(
     occurredAt: timestamp({ withTimezone: true }).notNull(),
     /** Sort key for history: platform time in ms, then id. */
     occurredAtMs: bigint({ mode: 'number' }).notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [
     uniqueIndex('message_entity_id_external_message_id_uq').on(t.entityId, t.externalMessageId),

@@ -26,19 +26,22 @@ export interface Candidate {
   open_count: number;
 }
 
-/** Members of `queueId` in round-robin order with their capacity and current open (assigned) conversations. */
-export async function candidates(db: Db, entityId: number, queueId: number): Promise<Candidate[]> {
-  return queryRows<Candidate>(
-    db,
-    sql`select m.id as member_id, m.employee_id, m.position, m.is_available,
+/** Queue members of active employees with their capacity and current open (assigned) conversations. */
+function candidateSelect(entityId: number) {
+  return sql`select m.id as member_id, m.employee_id, m.position, m.is_available,
                coalesce(m.capacity, q.default_capacity) as capacity,
                (select count(*)::int from conversation c
                  where c.entity_id = ${entityId} and c.assigned_employee_id = m.employee_id and c.assignment_status = 'assigned') as open_count
           from routing_queue_member m
           join routing_queue q on q.id = m.queue_id
-          join employee e on e.id = m.employee_id and e.is_active
-         where m.queue_id = ${queueId} and m.entity_id = ${entityId}
-         order by m.position, m.id`,
+          join employee e on e.id = m.employee_id and e.is_active`;
+}
+
+/** Members of `queueId` in round-robin order with their capacity and current open (assigned) conversations. */
+export async function candidates(db: Db, entityId: number, queueId: number): Promise<Candidate[]> {
+  return queryRows<Candidate>(
+    db,
+    sql`${candidateSelect(entityId)} where m.queue_id = ${queueId} and m.entity_id = ${entityId} order by m.position, m.id`,
   );
 }
 
@@ -47,15 +50,7 @@ export async function lockMemberships(db: Db, entityId: number, employeeId: numb
   await db.select({ id: routingQueueMember.id }).from(routingQueueMember).where(and(eq(routingQueueMember.entityId, entityId), eq(routingQueueMember.employeeId, employeeId))).for('update');
   return queryRows<Candidate>(
     db,
-    sql`select m.id as member_id, m.employee_id, m.position, m.is_available,
-               coalesce(m.capacity, q.default_capacity) as capacity,
-               (select count(*)::int from conversation c
-                 where c.entity_id = ${entityId} and c.assigned_employee_id = m.employee_id and c.assignment_status = 'assigned') as open_count
-          from routing_queue_member m
-          join routing_queue q on q.id = m.queue_id
-          join employee e on e.id = m.employee_id and e.is_active
-         where m.entity_id = ${entityId} and m.employee_id = ${employeeId}
-         order by m.id`,
+    sql`${candidateSelect(entityId)} where m.entity_id = ${entityId} and m.employee_id = ${employeeId} order by m.id`,
   );
 }
 

@@ -1,21 +1,19 @@
+import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
 import { employee } from '../admin/employee.table.js';
 
 /** A group of agents that conversations are handed to (SPEC routing_queue). */
 export const routingQueue = pgTable(
   'routing_queue',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     name: text().notNull(),
     /** The queue used when no filter matches. At most one per entity. */
     isDefault: boolean().notNull().default(false),
     /** Open conversations a member takes when the member sets none. */
     defaultCapacity: integer().notNull().default(10),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [index('routing_queue_entity_id_idx').on(t.entityId)],
 );
@@ -24,10 +22,8 @@ export const routingQueue = pgTable(
 export const routingQueueMember = pgTable(
   'routing_queue_member',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     queueId: integer()
       .notNull()
       .references(() => routingQueue.id, { onDelete: 'cascade' }),
@@ -39,7 +35,7 @@ export const routingQueueMember = pgTable(
     isAvailable: boolean().notNull().default(true),
     /** Maximum open (assigned) conversations; null uses the queue's default. */
     capacity: integer(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [uniqueIndex('routing_queue_member_queue_id_employee_id_uq').on(t.queueId, t.employeeId), index('routing_queue_member_entity_id_employee_id_idx').on(t.entityId, t.employeeId)],
 );
@@ -48,10 +44,8 @@ export const routingQueueMember = pgTable(
 export const routingFilter = pgTable(
   'routing_filter',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     queueId: integer()
       .notNull()
       .references(() => routingQueue.id, { onDelete: 'cascade' }),
@@ -60,7 +54,7 @@ export const routingFilter = pgTable(
     /** RoutingConditions (routing.rules.ts); every condition set must hold. */
     conditions: jsonb().notNull(),
     isActive: boolean().notNull().default(true),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [index('routing_filter_entity_id_priority_idx').on(t.entityId, t.priority)],
 );
@@ -70,9 +64,7 @@ export const routingRrCursor = pgTable('routing_rr_cursor', {
   queueId: integer()
     .primaryKey()
     .references(() => routingQueue.id, { onDelete: 'cascade' }),
-  entityId: integer()
-    .notNull()
-    .references(() => entity.id),
+  entityId: entityIdColumn(),
   lastPosition: integer().notNull().default(-1),
   lastEmployeeId: integer(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -1,5 +1,5 @@
-import { index, integer, pgTable, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
+import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
+import { index, integer, pgTable, uniqueIndex } from 'drizzle-orm/pg-core';
 import { employee } from '../admin/employee.table.js';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
@@ -8,17 +8,15 @@ import { lead } from './lead.table.js';
 export const groupAssignment = pgTable(
   'group_assignment',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     groupId: integer()
       .notNull()
       .references(() => crmGroup.id, { onDelete: 'cascade' }),
     employeeId: integer()
       .notNull()
       .references(() => employee.id),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [
     uniqueIndex('group_assignment_group_id_employee_id_uq').on(t.groupId, t.employeeId),
@@ -30,17 +28,15 @@ export const groupAssignment = pgTable(
 export const leadAssignment = pgTable(
   'lead_assignment',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     leadId: integer()
       .notNull()
       .references(() => lead.id, { onDelete: 'cascade' }),
     employeeId: integer()
       .notNull()
       .references(() => employee.id),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [
     uniqueIndex('lead_assignment_lead_id_employee_id_uq').on(t.leadId, t.employeeId),

@@ -1,5 +1,5 @@
-import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
+import { idColumn, entityIdColumn, timestampColumns, timestampColumn } from '../../db/columns.js';
+import { boolean, index, integer, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
 
@@ -7,10 +7,8 @@ import { lead } from './lead.table.js';
 export const contact = pgTable(
   'contact',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     groupId: integer()
       .notNull()
       .references(() => crmGroup.id),
@@ -18,8 +16,7 @@ export const contact = pgTable(
       .notNull()
       .references(() => lead.id),
     name: text().notNull(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [index('contact_entity_id_group_id_idx').on(t.entityId, t.groupId), index('contact_entity_id_lead_id_idx').on(t.entityId, t.leadId)],
 );
@@ -34,10 +31,8 @@ export const contactChannelType = pgEnum('contact_channel_type', ['phone', 'what
 export const contactChannel = pgTable(
   'contact_channel',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     contactId: integer()
       .notNull()
       .references(() => contact.id, { onDelete: 'cascade' }),
@@ -45,7 +40,7 @@ export const contactChannel = pgTable(
     identifier: text().notNull(),
     label: text(),
     isManual: boolean().notNull().default(false),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    createdAt: timestampColumn(),
   },
   (t) => [
     uniqueIndex('contact_channel_entity_id_type_identifier_uq').on(t.entityId, t.type, t.identifier),

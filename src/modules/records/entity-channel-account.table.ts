@@ -1,5 +1,5 @@
-import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { entity } from '../admin/entity.table.js';
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { boolean, index, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** SPEC field registry values of `trigger.channel_type_code`. */
 export const channelTypeCode = pgEnum('channel_type_code', ['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm']);
@@ -12,17 +12,14 @@ export const channelTypeCode = pgEnum('channel_type_code', ['chatapp_api', 'chat
 export const entityChannelAccount = pgTable(
   'entity_channel_account',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     channelTypeCode: channelTypeCode().notNull(),
     externalAccountId: text().notNull(),
     displayName: text().notNull(),
     phoneNumber: text(),
     isActive: boolean().notNull().default(true),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [
     uniqueIndex('entity_channel_account_channel_type_code_external_account_id_uq').on(t.channelTypeCode, t.externalAccountId),

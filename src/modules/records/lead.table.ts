@@ -1,16 +1,14 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { entity } from '../admin/entity.table.js';
 import { crmGroup } from './group.table.js';
 
 /** A lead of a group; a lead with an `erp_id` is a client (SPEC: not a separate type). */
 export const lead = pgTable(
   'lead',
   {
-    id: integer().primaryKey().generatedByDefaultAsIdentity(),
-    entityId: integer()
-      .notNull()
-      .references(() => entity.id),
+    id: idColumn(),
+    entityId: entityIdColumn(),
     groupId: integer()
       .notNull()
       .references(() => crmGroup.id),
@@ -20,8 +18,7 @@ export const lead = pgTable(
     email: text(),
     phone: text(),
     taxId: text(),
-    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    ...timestampColumns(),
   },
   (t) => [
     index('lead_entity_id_group_id_idx').on(t.entityId, t.groupId),
