@@ -2,7 +2,7 @@
  * `npm run bench`: runs every `bench/*.bench.ts` section (each starts its own server on 127.0.0.1 and is
  * bounded in time), prints the results and writes them to bench/RESULTS.md. Set DATABASE_URL to measure
  * on PostgreSQL (the targets are stated for PostgreSQL); BENCH_SECONDS sets each measurement's duration;
- * `npm run bench -- foundation records` runs only the named sections.
+ * `npm run bench -- foundation records` runs only the named sections (and leaves RESULTS.md alone).
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -41,6 +41,10 @@ const body = sections.flatMap((s) => [
   '',
   ...(s.checks.length > 0 ? ['Targets:', ...s.checks.map((c) => `- ${c.ok ? 'met' : '**not met**'}: ${c.name} (${c.detail})`), ''] : []),
 ]);
-writeFileSync(new URL('RESULTS.md', import.meta.url), [...header, ...body].join('\n'));
-console.log('\nwrote bench/RESULTS.md');
+if (only.length === 0) {
+  writeFileSync(new URL('RESULTS.md', import.meta.url), [...header, ...body].join('\n'));
+  console.log('\nwrote bench/RESULTS.md');
+} else {
+  console.log('\npartial run: bench/RESULTS.md keeps the last full run');
+}
 process.exit(sections.every((s) => s.checks.every((c) => c.ok)) ? 0 : 1);
