@@ -42,8 +42,9 @@ const PRINCIPAL_SQL = `
   left join lateral (
     select es.id, es.role_id, 1 as level from subscription es where es.employee_id = e.id
     union all
-    select us.id, us.role_id, case when us.entity_id is null then 3 else 2 end as level
-      from subscription us where us.user_id = u.id and (us.entity_id = $2 or us.entity_id is null)
+    select us.id, us.role_id, 2 as level from subscription us where us.user_id = u.id and us.entity_id = $2
+    union all
+    select gs.id, gs.role_id, 3 as level from subscription gs where gs.user_id = u.id and gs.entity_id is null
   ) s on e.id is not null
   left join role r on r.id = s.role_id
   where u.id = $1`;
