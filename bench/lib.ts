@@ -145,3 +145,25 @@ export interface BenchSection {
   /** Targets checked in this run; a false one is printed as FAILED but does not stop other sections. */
   checks: { name: string; ok: boolean; detail: string }[];
 }
+
+/** Downloads the export, discarding the body, while sampling this process's RSS; returns bytes, seconds and peak MB. */
+export async function measureExport(url: string, token: string): Promise<{ bytes: number; seconds: number; baselineMb: number; peakMb: number }> {
+  global.gc?.();
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  const started = performance.now();
+  let bytes = 0;
+  try {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    if (!res.ok || !res.body) throw new Error(`export answered ${res.status}`);
+    for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
+  } finally {
+    clearInterval(timer);
+  }
+  peak = Math.max(peak, process.memoryUsage().rss);
+  const mb = (n: number) => n / 1024 / 1024;
+  return { bytes, seconds: (performance.now() - started) / 1000, baselineMb: mb(baseline), peakMb: mb(peak) };
+}

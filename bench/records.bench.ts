@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import { measure, startServer, table, type BenchSection, type BenchServer, throwawayDatabase } from './lib.js';
+import { measure, measureExport, startServer, table, type BenchSection, type BenchServer, throwawayDatabase } from './lib.js';
 import { createDirectoryService } from '../src/modules/admin/directory.service.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
@@ -65,28 +65,6 @@ async function measureExportInChild(databaseUrl: string, token: string): Promise
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`export child exited with ${code}`);
   return JSON.parse(out.trim().split('\n').at(-1)!) as ExportFigures;
-}
-
-/** Downloads the export, discarding the body, while sampling this process's RSS; returns bytes, seconds and peak MB. */
-async function measureExport(url: string, token: string): Promise<{ bytes: number; seconds: number; baselineMb: number; peakMb: number }> {
-  global.gc?.();
-  const baseline = process.memoryUsage().rss;
-  let peak = baseline;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
-  const started = performance.now();
-  let bytes = 0;
-  try {
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    if (!res.ok || !res.body) throw new Error(`export answered ${res.status}`);
-    for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
-  } finally {
-    clearInterval(timer);
-  }
-  peak = Math.max(peak, process.memoryUsage().rss);
-  const mb = (n: number) => n / 1024 / 1024;
-  return { bytes, seconds: (performance.now() - started) / 1000, baselineMb: mb(baseline), peakMb: mb(peak) };
 }
 
 export async function run(): Promise<BenchSection> {
