@@ -7,7 +7,7 @@
 import type { PreparedRunner } from '../records/prepared-sql.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
-import { countCapFor, type Page } from '../../platform/http/pagination.js';
+import { countCapFor, type Page, toPage } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/lead.service.js';
 import { countCartera, selectCartera, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
 import type { CarteraDetailPatch, CarteraListQuery } from './cartera.schemas.js';
@@ -81,7 +81,7 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
       const rows = await selectCartera(database, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' });
       const cap = countCapFor(q);
       const total = rows[0]?.total ?? (q.offset > 0 ? await countCartera(database, caller.entityId, filter, cap) : 0);
-      return { data: rows.map((r) => toCarteraItem(kind, r)), pagination: { limit: q.limit, offset: q.offset, total, total_capped: total >= cap } };
+      return toPage(q, rows, total, (r) => toCarteraItem(kind, r), total >= cap);
     },
 
     /** 404 when the id is not a lead (resp. client) of the caller's entity. */

@@ -1,4 +1,5 @@
 /** Custom field groups and definitions (SPEC "Custom fields"). */
+import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound, validationFailed, type FieldError } from '../../platform/errors.js';
@@ -65,7 +66,7 @@ export function createCustomFieldService(deps: { db: Db }) {
 
     async listGroups(caller: Principal, q: CustomFieldGroupListQuery): Promise<Page<CustomFieldGroupResponse>> {
       const { rows, total } = await listFieldGroups(db, caller.entityId, { ...q, recordType: q.record_type });
-      return { data: rows.map(toFieldGroupResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return toPage(q, rows, total, toFieldGroupResponse);
     },
     async getGroup(caller: Principal, id: number): Promise<CustomFieldGroupResponse> {
       const row = await findFieldGroup(db, caller.entityId, id);
@@ -87,7 +88,7 @@ export function createCustomFieldService(deps: { db: Db }) {
 
     async listFields(caller: Principal, q: CustomFieldListQuery): Promise<Page<CustomFieldResponse>> {
       const { rows, total } = await listFields(db, caller.entityId, { ...q, groupId: q.custom_field_group_id });
-      return { data: rows.map(toFieldResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return toPage(q, rows, total, toFieldResponse);
     },
     async getField(caller: Principal, id: number): Promise<CustomFieldResponse> {
       const row = await findField(db, caller.entityId, id);

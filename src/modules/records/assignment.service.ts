@@ -3,6 +3,7 @@
  * inherited from its group). Each change publishes `lead.assigned` / `lead.unassigned` after commit,
  * once per affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
  */
+import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
@@ -64,11 +65,11 @@ export function createAssignmentService(deps: { db: Db; events: EventBus }) {
   return {
     async listLeadAssignments(caller: Principal, q: LeadAssignmentListQuery): Promise<Page<LeadAssignmentResponse>> {
       const { rows, total } = await listLeadAssignments(db, caller.entityId, { ...q, leadId: q.lead_id, employeeId: q.employee_id });
-      return { data: rows.map(toLeadAssignmentResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return toPage(q, rows, total, toLeadAssignmentResponse);
     },
     async listGroupAssignments(caller: Principal, q: GroupAssignmentListQuery): Promise<Page<GroupAssignmentResponse>> {
       const { rows, total } = await listGroupAssignments(db, caller.entityId, { ...q, groupId: q.group_id, employeeId: q.employee_id });
-      return { data: rows.map(toGroupAssignmentResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return toPage(q, rows, total, toGroupAssignmentResponse);
     },
 
     /** Idempotent: a repeated call returns the existing assignment with `created: false` and publishes nothing. */

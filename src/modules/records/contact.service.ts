@@ -4,6 +4,7 @@
  * replaced as a set by `manual_channels` on PATCH; those learned from conversations are kept. An
  * identifier is unique per entity and type, so a channel held by another contact is a 409.
  */
+import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
@@ -100,7 +101,7 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
       const filter = { groupId: q.group_id, leadId: q.lead_id, limit: q.limit, offset: q.offset };
       const rows = await selectContactViews(db, caller.entityId, filter);
       const total = rows[0]?.total ?? (q.offset > 0 ? await countContacts(db, caller.entityId, filter) : 0);
-      return { data: rows.map(toContactResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return toPage(q, rows, total, toContactResponse);
     },
 
     /** Throws 404 `not_found` for an unknown id or another entity's contact. */

@@ -3,6 +3,7 @@
  * platform account id belongs to one entity only, since inbound events are routed by it: a duplicate is
  * 409 `already_exists` without saying which entity holds it.
  */
+import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
@@ -51,7 +52,7 @@ export function createEntityChannelAccountService(deps: { db: Db }) {
   return {
     async list(caller: Principal, q: EntityChannelAccountListQuery): Promise<Page<EntityChannelAccountResponse>> {
       const { rows, total } = await listAccounts(db, caller.entityId, { ...q, channelTypeCode: q.channel_type_code });
-      return { data: rows.map(toEntityChannelAccountResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return toPage(q, rows, total, toEntityChannelAccountResponse);
     },
     async get(caller: Principal, id: number): Promise<EntityChannelAccountResponse> {
       const row = await findAccount(db, caller.entityId, id);

@@ -1,4 +1,5 @@
 /** Groups, the top of the records hierarchy (SPEC "What the service does": group > lead/client > contact). */
+import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
@@ -15,7 +16,7 @@ export function createGroupService(deps: { db: Db }) {
   return {
     async list(caller: Principal, query: GroupListQuery): Promise<Page<GroupResponse>> {
       const { rows, total } = await listGroups(db, caller.entityId, query);
-      return { data: rows.map(toGroupResponse), pagination: { limit: query.limit, offset: query.offset, total } };
+      return toPage(query, rows, total, toGroupResponse);
     },
     /** Throws 404 `not_found` for an unknown id or another entity's group. */
     async get(caller: Principal, id: number): Promise<GroupResponse> {

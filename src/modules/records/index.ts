@@ -6,6 +6,7 @@ import { groupRoutes } from './group.routes.js';
 import { leadRoutes } from './lead.routes.js';
 import { contactRoutes } from './contact.routes.js';
 import { employeeRoutes } from './employee.routes.js';
+import { createEmployeeService } from './employee.service.js';
 import { assignmentRoutes } from './assignment.routes.js';
 import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
 import { createGroupService } from './group.service.js';
@@ -26,7 +27,7 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
     await scope.register(groupRoutes, { service: groups });
     await scope.register(leadRoutes, { service: leads });
     await scope.register(contactRoutes, { service: contacts });
-    await scope.register(employeeRoutes, { db: ctx.db });
+    await scope.register(employeeRoutes, { service: createEmployeeService({ db: ctx.db }) });
     await scope.register(assignmentRoutes, { service: assignments });
     await scope.register(entityChannelAccountRoutes, { service: accounts });
   };

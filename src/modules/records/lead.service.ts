@@ -2,6 +2,7 @@
  * Leads and clients (SPEC "What the service does": a client is a lead that carries an ERP identifier,
  * not a separate type). Creating one publishes `lead.created` after commit.
  */
+import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
@@ -86,7 +87,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
         search: q.search,
         employeeId: q.employee_id,
       });
-      return { data: rows.map(toLeadListItem), pagination: { limit: q.limit, offset: q.offset, total, total_capped: capped } };
+      return toPage(q, rows, total, toLeadListItem, capped);
     },
 
     /** Throws 404 `not_found` for an unknown id or another entity's lead. */

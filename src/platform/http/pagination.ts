@@ -52,6 +52,16 @@ export interface PageRequest {
   offset: number;
 }
 
+/**
+ * The page response of `rows` mapped by `map`; `capped` (lists that stop counting at a cap) adds
+ * `total_capped`.
+ */
+export function toPage<R, T>(page: PageRequest, rows: readonly R[], total: number, map: (row: R) => T, capped?: boolean): Page<T> {
+  const pagination: Pagination = { limit: page.limit, offset: page.offset, total };
+  if (capped !== undefined) pagination.total_capped = capped;
+  return { data: rows.map(map), pagination };
+}
+
 /** Escapes `%`, `_` and `\` so a user's search text matches literally inside `ilike '%…%'`. */
 export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
