@@ -6,7 +6,7 @@
  * (`mids[]`, `watermark`) and `read` (`watermark`), Instagram `read` (`mid`). Timestamps are in
  * milliseconds. Other items (referral alone, optins, edits) are ignored.
  */
-import { platformTime, MalformedPayload, type CanonicalEvent, type MessageType, type Platform } from './canonical.js';
+import { platformTime, MalformedPayload, type CanonicalEvent, type CanonicalMessageEvent, type MessageType, type Platform } from './canonical.js';
 import { asArray, asRecord, optString, reqString } from './normalize-util.js';
 
 const ATTACHMENT_TYPES: Record<string, MessageType> = {
@@ -91,35 +91,27 @@ function messagingItem(item: Record<string, unknown>, c: ItemContext): Canonical
     const r = asRecord(item.reaction, `${path}/reaction`);
     const mid = reqString(r.mid, `${path}/reaction/mid`);
     const action = optString(r.action) ?? 'react';
+    // Reactions carry no id of their own: the reacted message, the action and the time identify one.
     return [
-      {
-        kind: 'message',
-        platform,
-        account_id: recipient,
-        external_chat_id: sender,
-        direction: 'inbound',
-        // Reactions carry no id of their own: the reacted message, the action and the time identify one.
-        message_id: `${mid}:reaction:${action}:${Date.parse(occurredAt)}`,
-        occurred_at: occurredAt,
-        sender: { id: sender, name: null, phone: null },
-        message: { type: 'reaction', text: action === 'unreact' ? '' : (optString(r.emoji) ?? optString(r.reaction) ?? null), content: { reaction: r }, reply_to: mid, media_id: null },
-      },
+      inboundFromSender(c, `${mid}:reaction:${action}:${Date.parse(occurredAt)}`, {
+        type: 'reaction',
+        text: action === 'unreact' ? '' : (optString(r.emoji) ?? optString(r.reaction) ?? null),
+        content: { reaction: r },
+        reply_to: mid,
+        media_id: null,
+      }),
     ];
   }
   if (item.postback !== undefined) {
     const p = asRecord(item.postback, `${path}/postback`);
     return [
-      {
-        kind: 'message',
-        platform,
-        account_id: recipient,
-        external_chat_id: sender,
-        direction: 'inbound',
-        message_id: optString(p.mid) ?? `postback:${sender}:${Date.parse(occurredAt)}`,
-        occurred_at: occurredAt,
-        sender: { id: sender, name: null, phone: null },
-        message: { type: 'postback', text: optString(p.title) ?? null, content: { postback: p }, reply_to: null, media_id: null },
-      },
+      inboundFromSender(c, optString(p.mid) ?? `postback:${sender}:${Date.parse(occurredAt)}`, {
+        type: 'postback',
+        text: optString(p.title) ?? null,
+        content: { postback: p },
+        reply_to: null,
+        media_id: null,
+      }),
     ];
   }
   if (item.delivery !== undefined) {
@@ -139,4 +131,19 @@ function messagingItem(item: Record<string, unknown>, c: ItemContext): Canonical
     return [{ kind: 'status', platform, account_id: recipient, external_chat_id: sender, message_id: mid ?? null, up_to: mid === undefined ? watermark : null, status: 'read', occurred_at: occurredAt, errors: null }];
   }
   return [];
+}
+
+/** A message the user (`sender`) sent to the page or account (`recipient`) of the item. */
+function inboundFromSender(c: ItemContext, messageId: string, message: CanonicalMessageEvent['message']): CanonicalMessageEvent {
+  return {
+    kind: 'message',
+    platform: c.platform,
+    account_id: c.recipient,
+    external_chat_id: c.sender,
+    direction: 'inbound',
+    message_id: messageId,
+    occurred_at: c.occurredAt,
+    sender: { id: c.sender, name: null, phone: null },
+    message,
+  };
 }
