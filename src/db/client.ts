@@ -116,3 +116,17 @@ export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result: unknown = await db.execute(query);
   return (result as { rows: T[] }).rows;
 }
+
+/**
+ * Runs `text` (`$1`-style parameters) on the connection behind `db`, a Drizzle database or transaction
+ * (inside a transaction, on that transaction's connection), and returns its rows as the driver parses
+ * them. On PostgreSQL a named prepared statement, parsed and planned once per connection; on PGlite a
+ * parameterized query. For hot statements where building the query with Drizzle would cost more than
+ * running it. `name` must be unique per distinct `text`.
+ */
+export async function preparedIn<T>(db: Db, name: string, text: string, values: unknown[]): Promise<T[]> {
+  // Drizzle keeps the driver client (pool, pool client or PGlite transaction) on the session.
+  const client = (db as unknown as { session: { client: unknown } }).session.client;
+  if (client instanceof pg.Pool || client instanceof pg.Client) return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
+  return (await (client as { query<R>(text: string, params: unknown[]): Promise<{ rows: R[] }> }).query<T>(text, values)).rows;
+}

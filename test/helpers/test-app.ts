@@ -21,7 +21,7 @@ export interface TestContext {
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: ':memory:',
     JWT_SECRET: TEST_JWT_SECRET,
     ERP_SESSION_ENCRYPTION_KEY: TEST_ERP_KEY,

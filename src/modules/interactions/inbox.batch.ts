@@ -1,7 +1,7 @@
 /**
- * Applies a batch of inbox rows in ONE transaction: one claim statement, the projection of each event in
- * the given order, one outcome statement, one commit; effects are published after the commit, in order.
- * The worker only batches rows of distinct chats, so batching changes no conversation's order. When
+ * Applies a batch of inbox rows in ONE transaction: one claim statement, one statement projecting every
+ * message on a known chat, the other events one by one, one outcome statement, one commit; effects are
+ * published after the commit, in order. The worker only batches rows of distinct chats, so batching changes no conversation's order. When
  * anything in the batch fails the transaction rolls back whole (nothing is half applied) and each row is
  * tried again alone, so only the faulty event records a failure.
  */
@@ -10,8 +10,7 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import * as inboxRepo from './inbox.repository.js';
-import { applyEvent, type Effects } from './projection.service.js';
-import type { CanonicalEvent } from './canonical.js';
+import { applyEvent, applyMessagesOnKnownChats, type Effects } from './projection.service.js';
 import { publishEffects } from './effects.js';
 
 export interface BatchDeps {
@@ -51,13 +50,14 @@ export async function processBatch(deps: BatchDeps, ids: number[], policy: Retry
 async function applyBatch(db: Db, ids: number[]): Promise<Effects[]> {
   return db.transaction(async (tx) => {
     const rows = await inboxRepo.claimBatch(tx, ids);
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const byId = new Map(rows.map((r) => [r.id, r.event]));
+    const claimed = ids.filter((id) => byId.has(id)).map((id) => ({ id, event: byId.get(id)! }));
+    // Messages on known chats in one statement; everything else one event at a time.
+    const fast = await applyMessagesOnKnownChats(tx, claimed.map((c) => c.event));
     const outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[] = [];
     const effects: Effects[] = [];
-    for (const id of ids) {
-      const row = byId.get(id);
-      if (!row) continue;
-      const result = await applyEvent(tx, row.event as CanonicalEvent);
+    for (const [i, { id, event }] of claimed.entries()) {
+      const result = fast[i] ?? (await applyEvent(tx, event));
       if (result.outcome === 'unroutable') {
         outcomes.push({ id, state: 'unroutable', entityId: null });
         continue;

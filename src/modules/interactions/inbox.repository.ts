@@ -1,6 +1,6 @@
 /** Drizzle queries of the webhook inbox: insert-or-ignore, claim, outcome, retries and operator lists. */
 import { and, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
-import type { Database, Db } from '../../db/client.js';
+import { preparedIn, type Database, type Db } from '../../db/client.js';
 import { interactionWebhookInbox as inbox } from './inbox.table.js';
 import type { CanonicalEvent } from './canonical.js';
 
@@ -41,38 +41,34 @@ export async function insertNew(database: Pick<Database, 'preparedQuery'>, event
   return rows.map((r) => ({ id: Number(r.id), eventKey: r.event_key }));
 }
 
+const CLAIM_BATCH = `
+  update interaction_webhook_inbox
+     set state = 'processed', processed_at = now(), attempts = attempts + 1, last_error = null
+   where id in (select id from interaction_webhook_inbox where id = any($1::bigint[]) and state = 'pending' for update skip locked)
+  returning id, event`;
+
 /**
  * Claims the pending rows among `ids` for the caller's transaction and marks them `processed` in one
  * statement; rows that are done or locked by another worker (SKIP LOCKED) are left out. A row whose
  * event turns out unroutable is corrected by `setOutcomes` in the same transaction, so a rollback undoes
- * both and the row is pending again.
+ * both and the row is pending again. Runs once per worker batch, so it is a prepared statement.
  */
-export async function claimBatch(db: Db, ids: number[]): Promise<InboxRow[]> {
+export async function claimBatch(db: Db, ids: number[]): Promise<{ id: number; event: CanonicalEvent }[]> {
   if (ids.length === 0) return [];
-  const lockable = db
-    .select({ id: inbox.id })
-    .from(inbox)
-    .where(and(inArray(inbox.id, ids), eq(inbox.state, 'pending')))
-    .for('update', { skipLocked: true });
-  return db
-    .update(inbox)
-    .set({ state: 'processed', processedAt: new Date(), attempts: sql`${inbox.attempts} + 1`, lastError: null })
-    .where(inArray(inbox.id, lockable))
-    .returning();
+  const rows = await preparedIn<{ id: string | number; event: CanonicalEvent }>(db, 'interactions_inbox_claim_batch', CLAIM_BATCH, [ids]);
+  return rows.map((r) => ({ id: Number(r.id), event: r.event }));
 }
+
+const SET_OUTCOMES = `
+  update interaction_webhook_inbox i
+     set state = x.state, entity_id = x.entity_id
+    from unnest($1::bigint[], $2::text[], $3::int[]) as x(id, state, entity_id)
+   where i.id = x.id`;
 
 /** Sets the outcome and resolved entity of rows claimed by `claimBatch`, in one statement. */
 export async function setOutcomes(db: Db, outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[]): Promise<void> {
   if (outcomes.length === 0) return;
-  const values = sql.join(
-    outcomes.map((o) => sql`(${o.id}::bigint, ${o.state}::text, ${o.entityId}::integer)`),
-    sql`, `,
-  );
-  await db.execute(sql`
-    update interaction_webhook_inbox i
-       set state = x.state, entity_id = x.entity_id
-      from (values ${values}) as x(id, state, entity_id)
-     where i.id = x.id`);
+  await preparedIn(db, 'interactions_inbox_set_outcomes', SET_OUTCOMES, [outcomes.map((o) => o.id), outcomes.map((o) => o.state), outcomes.map((o) => o.entityId)]);
 }
 
 /** Records a failed attempt; after `maxAttempts` the row moves to the dead-letter list with its error. */

@@ -1,4 +1,7 @@
-/** Drizzle queries of the projection: channel accounts, conversations and messages, inside the worker's transaction. */
+/**
+ * Drizzle queries of the projection: channel accounts, conversations and messages, one by one inside the
+ * worker's transaction (the batched hot path is message-batch.repository.ts).
+ */
 import { and, eq, inArray, lte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { entityChannelAccount } from '../records/entity-channel-account.table.js';
@@ -110,20 +113,16 @@ export async function insertMessage(db: Db, values: typeof message.$inferInsert)
   return row;
 }
 
-export async function hasInbound(db: Db, conversationId: number, exceptId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: message.id })
-    .from(message)
-    .where(and(eq(message.conversationId, conversationId), eq(message.direction, 'inbound'), sql`${message.id} <> ${exceptId}`))
-    .limit(1);
-  return rows.length > 0;
+/** The inbox preview of a message: its text (first 200 UTF-16 units) or `[type]` when it has none. */
+export function previewOf(m: { text: string | null; type: string }): string {
+  return m.text !== null && m.text !== '' ? m.text.slice(0, 200) : `[${m.type}]`;
 }
 
 /** Moves the conversation's last message forward (never back to an older platform time) and counts unread inbound. */
 export async function applyMessageToConversation(db: Db, conv: ConversationRow, m: MessageRow, senderName: string | null): Promise<ConversationRow> {
   const newer = conv.lastMessageAt === null || m.occurredAt.getTime() >= conv.lastMessageAt.getTime();
   const inbound = m.direction === 'inbound';
-  const preview = m.text !== null && m.text !== '' ? m.text.slice(0, 200) : `[${m.type}]`;
+  const preview = previewOf(m);
   const [row] = await db
     .update(conversation)
     .set({

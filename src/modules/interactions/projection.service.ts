@@ -9,6 +9,7 @@ import { findOrCreateContact, sellersOf, creationEvents } from '../records/conta
 import type { ContactChannelType } from '../records/channel-identifier.js';
 import type { CanonicalEvent, CanonicalMessageEvent, CanonicalStatusEvent, Platform } from './canonical.js';
 import * as repo from './projection.repository.js';
+import { projectOnKnownChats } from './message-batch.repository.js';
 import { toConversationResponse, toMessageResponse, type ConversationRow, type MessageRow } from './conversation.mapper.js';
 import { routeConversation, type Assignment } from './routing.engine.js';
 import { RealtimeEvent } from './realtime-events.js';
@@ -121,16 +122,62 @@ async function applyMessage(
     occurredAtMs: occurredAt.getTime(),
   });
   if (!m) return; // already projected (same platform id seen through another path)
-  let updated = await repo.applyMessageToConversation(db, conv, m, inbound ? event.sender.name : null);
-  const room = { entityId: account.entityId, externalChatId: conv.externalChatId, conversationId: conv.id };
+  const updated = await repo.applyMessageToConversation(db, conv, m, inbound ? event.sender.name : null);
+  await followMessage(db, { account, event, message: m, conversation: updated, created, isFirst: conv.lastInboundAt === null, entityHasQueues }, effects);
+}
+
+/**
+ * Applies the message events among `events` whose chat already has a conversation, in one statement
+ * (message-batch.repository.ts), then routes and collects effects per event as `applyEvent` would.
+ * Returns a result per index of `events`; an index left undefined (a status, a chat without a
+ * conversation yet, an account error) still needs `applyEvent`.
+ */
+export async function applyMessagesOnKnownChats(db: Db, events: CanonicalEvent[]): Promise<(ApplyResult | undefined)[]> {
+  const results: (ApplyResult | undefined)[] = new Array(events.length);
+  const messages: { index: number; event: CanonicalMessageEvent }[] = [];
+  events.forEach((event, index) => {
+    if (event.kind === 'message') messages.push({ index, event });
+  });
+  const projected = await projectOnKnownChats(db, messages.map((m) => m.event));
+  for (const p of projected) {
+    const { index, event } = messages[p.ord]!;
+    const effects: Effects = { realtime: [], domain: [] };
+    if (p.message !== null && p.conversation !== null) {
+      await followMessage(
+        db,
+        { account: p.account, event, message: p.message, conversation: p.conversation, created: false, isFirst: p.previousLastInboundAt === null, entityHasQueues: p.entityHasQueues },
+        effects,
+      );
+    }
+    results[index] = { outcome: 'processed', entityId: p.account.entityId, effects };
+  }
+  return results;
+}
+
+interface ProjectedMessage {
+  account: repo.ChannelAccountRef;
+  event: CanonicalMessageEvent;
+  message: MessageRow;
+  /** The conversation after the message moved it. */
+  conversation: ConversationRow;
+  /** Whether the conversation was created for this message. */
+  created: boolean;
+  /** Whether this is the contact's first inbound message in the conversation. */
+  isFirst: boolean;
+  entityHasQueues: boolean | undefined;
+}
+
+/** After a message is projected: realtime events, routing of an unassigned conversation, the trigger context. */
+async function followMessage(db: Db, p: ProjectedMessage, effects: Effects): Promise<void> {
+  const { account, event, message: m, created, isFirst } = p;
+  let updated = p.conversation;
+  const room = { entityId: account.entityId, externalChatId: updated.externalChatId, conversationId: updated.id };
   if (created) effects.realtime.push({ ...room, event: RealtimeEvent.conversationCreated, payload: { conversation: toConversationResponse(updated) } });
-  effects.realtime.push({ ...room, event: RealtimeEvent.messageCreated, payload: { conversation_id: conv.id, external_chat_id: conv.externalChatId, message: toMessageResponse(m) } });
-  if (!inbound) {
+  effects.realtime.push({ ...room, event: RealtimeEvent.messageCreated, payload: { conversation_id: updated.id, external_chat_id: updated.externalChatId, message: toMessageResponse(m) } });
+  if (event.direction !== 'inbound') {
     effects.realtime.push({ ...room, event: RealtimeEvent.conversationUpdated, payload: { conversation: toConversationResponse(updated) } });
     return;
   }
-  // First message of this contact in this conversation: nothing inbound was projected before it.
-  const isFirst = conv.lastInboundAt === null;
   let assignment: Assignment | null = null;
   if (updated.assignmentStatus === 'unassigned') {
     const routed = await routeConversation(
@@ -138,7 +185,7 @@ async function applyMessage(
       updated,
       { channelTypeCode: account.channelTypeCode, entityChannelAccountId: account.id, messageText: event.message.text ?? '', isFirstMessage: isFirst },
       () => sellersOf(db, account.entityId, { leadId: updated.leadId, groupId: updated.groupId }),
-      entityHasQueues,
+      p.entityHasQueues,
     );
     updated = routed.conversation;
     assignment = routed.assignment;

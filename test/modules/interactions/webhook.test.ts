@@ -263,6 +263,37 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(await count('contact')).toBe(1);
   });
 
+  it('moves a known conversation forward only with newer messages, counting every inbound one', async () => {
+    const pnid = { phoneNumberId: DEMO_PHONE_NUMBER_ID };
+    const from = '50255557001';
+    await sim.send(whatsAppMessage(pnid, { from, name: 'Ana', id: 'wamid.k1', text: 'first', timestamp: 1_800_000_100 }));
+    await drain();
+    const { socket, events } = await connectSocket(baseUrl, { token: s.token });
+    try {
+      // A later message, then one the platform stamped earlier that arrives late, then a caption-less image.
+      await sim.send(whatsAppMessage(pnid, { from, name: 'Ana María', id: 'wamid.k2', text: 'second', timestamp: 1_800_000_300 }));
+      await drain();
+      await sim.send(whatsAppMessage(pnid, { from, name: 'Ana M.', id: 'wamid.k3', text: 'late', timestamp: 1_800_000_200 }));
+      await drain();
+      await waitFor(() => events.filter((e) => e.name === 'interaction.message.created').length === 2);
+      const updates = events.filter((e) => e.name === 'interaction.conversation.updated').map((e) => e.payload.conversation);
+      expect(updates.map((c) => [c.unread_count, c.last_message_preview, c.last_message_at, c.sender_name])).toEqual([
+        [2, 'second', '2027-01-15T08:05:00.000Z', 'Ana María'],
+        [3, 'second', '2027-01-15T08:05:00.000Z', 'Ana M.'],
+      ]);
+      const created = events.filter((e) => e.name === 'interaction.message.created').map((e) => e.payload.message);
+      expect(created.map((m) => [m.external_message_id, m.text, m.occurred_at])).toEqual([
+        ['wamid.k2', 'second', '2027-01-15T08:05:00.000Z'],
+        ['wamid.k3', 'late', '2027-01-15T08:03:20.000Z'],
+      ]);
+      const [conv] = await queryRows<Row>(t.database.db, sql`select c.unread_count, c.last_message_preview, m.external_message_id as last_id from conversation c join message m on m.id = c.last_message_id`);
+      expect(conv).toEqual({ unread_count: 3, last_message_preview: 'second', last_id: 'wamid.k2' });
+      expect(await count('message')).toBe(3);
+    } finally {
+      socket.disconnect();
+    }
+  });
+
   it('delivers message and conversation events to a real socket.io client of the entity', async () => {
     const { socket, events } = await connectSocket(baseUrl, { token: s.token });
     try {
