@@ -27,5 +27,5 @@ export function rowFromJson<T extends PgTable>(table: T, json: Record<string, un
     const value = json[jsonKey];
     row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
-  return row as T['$inferSelect'];
+  return row;
 }

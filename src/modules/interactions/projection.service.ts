@@ -133,7 +133,7 @@ async function applyMessage(
  * conversation yet, an account error) still needs `applyEvent`.
  */
 export async function applyMessagesOnKnownChats(db: Db, events: CanonicalEvent[]): Promise<(ApplyResult | undefined)[]> {
-  const results: (ApplyResult | undefined)[] = new Array(events.length);
+  const results: (ApplyResult | undefined)[] = events.map(() => undefined);
   const messages: { index: number; event: CanonicalMessageEvent }[] = [];
   events.forEach((event, index) => {
     if (event.kind === 'message') messages.push({ index, event });
