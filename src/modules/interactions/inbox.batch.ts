@@ -1,16 +1,17 @@
 /**
- * Applies a batch of inbox rows in ONE transaction: one claim statement, one statement projecting every
- * message on a known chat, the other events one by one, one outcome statement, one commit; effects are
- * published after the commit, in order. The worker only batches rows of distinct chats, so batching changes no conversation's order. When
- * anything in the batch fails the transaction rolls back whole (nothing is half applied) and each row is
- * tried again alone, so only the faulty event records a failure.
+ * Applies a batch of inbox rows in ONE transaction: one claim statement, the batch's messages in a few
+ * statements for all of them (projection.service.ts `applyMessageBatch`), the other events one by one,
+ * one outcome statement, one commit; effects are published after the commit, in order. The worker only
+ * batches rows of distinct chats, so batching changes no conversation's order. When anything in the
+ * batch fails the transaction rolls back whole (nothing is half applied) and each row is tried again
+ * alone, so only the faulty event records a failure.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import * as inboxRepo from './inbox.repository.js';
-import { applyEvent, applyMessagesOnKnownChats, type Effects } from './projection.service.js';
+import { applyEvent, applyMessageBatch, type Effects } from './projection.service.js';
 import { publishEffects } from './effects.js';
 
 export interface BatchDeps {
@@ -52,8 +53,8 @@ async function applyBatch(db: Db, ids: number[]): Promise<Effects[]> {
     const rows = await inboxRepo.claimBatch(tx, ids);
     const byId = new Map(rows.map((r) => [r.id, r.event]));
     const claimed = ids.filter((id) => byId.has(id)).map((id) => ({ id, event: byId.get(id)! }));
-    // Messages on known chats in one statement; everything else one event at a time.
-    const fast = await applyMessagesOnKnownChats(tx, claimed.map((c) => c.event));
+    // Messages in statements for the whole batch; everything else one event at a time.
+    const fast = await applyMessageBatch(tx, claimed.map((c) => c.event));
     const outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[] = [];
     const effects: Effects[] = [];
     for (const [i, { id, event }] of claimed.entries()) {

@@ -4,7 +4,8 @@
  * active receiving account, locks the conversation, inserts the message (ignoring a platform id already
  * projected) and moves the conversation's last message, unread count and last inbound time, exactly as
  * `insertMessage` + `applyMessageToConversation` do one by one. Events of a chat with no conversation yet
- * are left out of the result; the caller projects them one by one. The worker batches distinct chats
+ * come back with their account only; the caller creates their conversations and runs the statement again
+ * for them. The worker batches distinct chats
  * only, so no two events of one batch touch the same conversation.
  */
 import { preparedIn, type Db } from '../../db/client.js';
@@ -63,10 +64,12 @@ with x as (
    where c.id = ins.conversation_id
   returning c.*
 )
-select t.ord, t.account_id, t.entity_id, t.account_channel_type_code, t.previous_last_inbound_at,
-       exists (select 1 from routing_queue q where q.entity_id = t.entity_id) as entity_has_queues,
+select a.ord, a.id as account_id, a.entity_id, a.channel_type_code as account_channel_type_code,
+       t.conversation_id is not null as known_chat, t.previous_last_inbound_at,
+       exists (select 1 from routing_queue q where q.entity_id = a.entity_id) as entity_has_queues,
        row_to_json(ins) as message, row_to_json(upd) as conversation
-  from target t
+  from account a
+  left join target t on t.ord = a.ord
   left join ins on ins.conversation_id = t.conversation_id
   left join upd on upd.id = t.conversation_id`;
 
@@ -74,6 +77,8 @@ export interface ProjectedOnKnownChat {
   /** Index of the event in the caller's list. */
   ord: number;
   account: ChannelAccountRef;
+  /** False when the chat has no conversation yet: nothing was projected (message and conversation null). */
+  knownChat: boolean;
   /** Whether the entity has routing queues (routing's first question, answered in the same trip). */
   entityHasQueues: boolean;
   /** The conversation's last inbound time before this message (null: this is the contact's first). */
@@ -88,13 +93,18 @@ interface ResultRow {
   account_id: number;
   entity_id: number;
   account_channel_type_code: ChannelTypeCode;
+  known_chat: boolean;
   previous_last_inbound_at: Date | null;
   entity_has_queues: boolean;
   message: Record<string, unknown> | null;
   conversation: Record<string, unknown> | null;
 }
 
-/** Projects `events` (messages of distinct chats) whose conversation exists; see the module comment. */
+/**
+ * Projects `events` (messages of distinct chats) whose conversation exists; see the module comment. Every
+ * event whose receiving account is known gets a result (`knownChat` false when its conversation is still
+ * to be created); events of unknown accounts get none.
+ */
 export async function projectOnKnownChats(db: Db, events: CanonicalMessageEvent[]): Promise<ProjectedOnKnownChat[]> {
   if (events.length === 0) return [];
   const column = <T>(f: (e: CanonicalMessageEvent, index: number) => T) => events.map(f);
@@ -118,6 +128,7 @@ export async function projectOnKnownChats(db: Db, events: CanonicalMessageEvent[
   return rows.map((r) => ({
     ord: Number(r.ord),
     account: { id: r.account_id, entityId: r.entity_id, channelTypeCode: r.account_channel_type_code },
+    knownChat: r.known_chat,
     entityHasQueues: r.entity_has_queues,
     previousLastInboundAt: r.previous_last_inbound_at === null ? null : new Date(r.previous_last_inbound_at),
     message: r.message === null ? null : rowFromJson(message, r.message),

@@ -9,7 +9,7 @@ import { findOrCreateContact, sellersOf, creationEvents } from '../records/conta
 import type { ContactChannelType } from '../records/channel-identifier.js';
 import type { CanonicalEvent, CanonicalMessageEvent, CanonicalStatusEvent, Platform } from './canonical.js';
 import * as repo from './projection.repository.js';
-import { projectOnKnownChats } from './message-batch.repository.js';
+import { projectOnKnownChats, type ProjectedOnKnownChat } from './message-batch.repository.js';
 import { toConversationResponse, toMessageResponse, type ConversationRow, type MessageRow } from './conversation.mapper.js';
 import { routeConversation, type Assignment } from './routing.engine.js';
 import { RealtimeEvent } from './realtime-events.js';
@@ -127,30 +127,36 @@ async function applyMessage(
 }
 
 /**
- * Applies the message events among `events` whose chat already has a conversation, in one statement
- * (message-batch.repository.ts), then routes and collects effects per event as `applyEvent` would.
- * Returns a result per index of `events`; an index left undefined (a status, a chat without a
- * conversation yet, an account error) still needs `applyEvent`.
+ * Applies the message events among `events` in a few statements for the whole batch
+ * (message-batch.repository.ts): messages on known chats at once; for new chats, the contact and
+ * conversation one by one, then their messages at once. Routing and effects follow per event as in
+ * `applyEvent`. Returns a result per index of `events`; an index left undefined (a status, an account
+ * error, a message for an account no entity has yet) still needs `applyEvent`.
  */
-export async function applyMessagesOnKnownChats(db: Db, events: CanonicalEvent[]): Promise<(ApplyResult | undefined)[]> {
+export async function applyMessageBatch(db: Db, events: CanonicalEvent[]): Promise<(ApplyResult | undefined)[]> {
   const results: (ApplyResult | undefined)[] = events.map(() => undefined);
-  const messages: { index: number; event: CanonicalMessageEvent }[] = [];
+  const messages: { index: number; event: CanonicalMessageEvent; effects: Effects; created: boolean }[] = [];
   events.forEach((event, index) => {
-    if (event.kind === 'message') messages.push({ index, event });
+    if (event.kind === 'message') messages.push({ index, event, effects: { realtime: [], domain: [] }, created: false });
   });
-  const projected = await projectOnKnownChats(db, messages.map((m) => m.event));
-  for (const p of projected) {
-    const { index, event } = messages[p.ord]!;
-    const effects: Effects = { realtime: [], domain: [] };
+  const settle = async (p: ProjectedOnKnownChat, m: (typeof messages)[number]) => {
     if (p.message !== null && p.conversation !== null) {
-      await followMessage(
-        db,
-        { account: p.account, event, message: p.message, conversation: p.conversation, created: false, isFirst: p.previousLastInboundAt === null, entityHasQueues: p.entityHasQueues },
-        effects,
-      );
+      const projected = { account: p.account, event: m.event, message: p.message, conversation: p.conversation, created: m.created, isFirst: p.previousLastInboundAt === null };
+      await followMessage(db, { ...projected, entityHasQueues: p.entityHasQueues }, m.effects);
     }
-    results[index] = { outcome: 'processed', entityId: p.account.entityId, effects };
+    results[m.index] = { outcome: 'processed', entityId: p.account.entityId, effects: m.effects };
+  };
+  const fresh: (typeof messages)[number][] = [];
+  for (const p of await projectOnKnownChats(db, messages.map((m) => m.event))) {
+    const m = messages[p.ord]!;
+    if (p.knownChat) {
+      await settle(p, m);
+      continue;
+    }
+    m.created = (await ensureConversation(db, p.account, m.event, m.effects, null)).created;
+    fresh.push(m);
   }
+  for (const p of await projectOnKnownChats(db, fresh.map((m) => m.event))) await settle(p, fresh[p.ord]!);
   return results;
 }
 
