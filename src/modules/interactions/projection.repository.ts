@@ -3,7 +3,7 @@
  * worker's transaction (the batched hot path is message-batch.repository.ts).
  */
 import { and, eq, inArray, lte, lt, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { preparedIn, type Db } from '../../db/client.js';
 import { entityChannelAccount } from '../records/entity-channel-account.table.js';
 import { conversation } from './conversation.table.js';
 import { message } from './message.table.js';
@@ -103,9 +103,37 @@ export async function lockConversation(db: Db, channelAccountId: number, externa
   return row;
 }
 
-export async function insertConversation(db: Db, values: typeof conversation.$inferInsert): Promise<ConversationRow | undefined> {
+export type NewConversation = Required<Pick<typeof conversation.$inferInsert, 'entityId' | 'entityChannelAccountId' | 'channelTypeCode' | 'externalChatId' | 'contactId' | 'leadId' | 'groupId' | 'senderName'>>;
+
+export async function insertConversation(db: Db, values: NewConversation): Promise<ConversationRow | undefined> {
   const [row] = await db.insert(conversation).values(values).onConflictDoNothing().returning();
   return row;
+}
+
+const INSERT_CONVERSATIONS = `
+  insert into conversation (entity_id, entity_channel_account_id, channel_type_code, external_chat_id, contact_id, lead_id, group_id, sender_name)
+  select * from unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
+  on conflict do nothing
+  returning entity_channel_account_id, external_chat_id`;
+
+/**
+ * Inserts conversations in one statement, skipping chats that have one already; returns the keys
+ * (`<entityChannelAccountId>:<externalChatId>`) of those it created.
+ */
+export async function insertConversations(db: Db, rows: NewConversation[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const col = <T>(f: (r: NewConversation) => T) => rows.map(f);
+  const created = await preparedIn<{ entity_channel_account_id: number; external_chat_id: string }>(db, 'interactions_insert_conversations', INSERT_CONVERSATIONS, [
+    col((r) => r.entityId),
+    col((r) => r.entityChannelAccountId),
+    col((r) => r.channelTypeCode),
+    col((r) => r.externalChatId),
+    col((r) => r.contactId),
+    col((r) => r.leadId),
+    col((r) => r.groupId),
+    col((r) => r.senderName),
+  ]);
+  return new Set(created.map((r) => `${r.entity_channel_account_id}:${r.external_chat_id}`));
 }
 
 export async function insertMessage(db: Db, values: typeof message.$inferInsert): Promise<MessageRow | undefined> {

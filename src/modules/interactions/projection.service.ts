@@ -5,7 +5,7 @@
  * move forward, and the inbox row is marked processed in the same transaction.
  */
 import type { Db } from '../../db/client.js';
-import { findOrCreateContact, sellersOf, creationEvents } from '../records/contact-identity.service.js';
+import { findOrCreateContact, findOrCreateContacts, sellersOf, creationEvents, type ContactIdentity } from '../records/contact-identity.service.js';
 import type { ContactChannelType } from '../records/channel-identifier.js';
 import type { CanonicalEvent, CanonicalMessageEvent, CanonicalStatusEvent, Platform } from './canonical.js';
 import * as repo from './projection.repository.js';
@@ -60,6 +60,31 @@ interface ConversationContext {
   created: boolean;
 }
 
+/** The sender's channel as a contact identifier: a WhatsApp sender by phone, others by platform user id. */
+function senderChannel(event: { platform: Platform; external_chat_id: string; sender: { phone: string | null } | null }): { type: ContactChannelType; identifier: string } {
+  const type = CHANNEL_TYPE[event.platform];
+  return { type, identifier: type === 'whatsapp' ? (event.sender?.phone ?? `+${event.external_chat_id}`) : event.external_chat_id };
+}
+
+/** The new conversation of `event`'s chat on `account` with `contact`. */
+function newConversation(account: repo.ChannelAccountRef, event: { external_chat_id: string; sender: { name: string | null } | null }, contact: ContactIdentity): repo.NewConversation {
+  return {
+    entityId: account.entityId,
+    entityChannelAccountId: account.id,
+    channelTypeCode: account.channelTypeCode,
+    externalChatId: event.external_chat_id,
+    contactId: contact.contactId,
+    leadId: contact.leadId,
+    groupId: contact.groupId,
+    senderName: event.sender?.name ?? null,
+  };
+}
+
+function pushContactCreated(effects: Effects, entityId: number, contact: ContactIdentity): void {
+  const ev = creationEvents(entityId, contact, 'conversation');
+  effects.domain.push({ name: 'lead.created', payload: ev.lead }, { name: 'contact.created', payload: ev.contact });
+}
+
 async function ensureConversation(
   db: Db,
   account: repo.ChannelAccountRef,
@@ -71,27 +96,30 @@ async function ensureConversation(
   // A conversation created since the caller's lookup makes the insert below conflict and lock it.
   const existing = locked === undefined ? await repo.lockConversation(db, account.id, event.external_chat_id) : locked;
   if (existing) return { conversation: existing, created: false };
-  const type = CHANNEL_TYPE[event.platform];
-  const identifier = type === 'whatsapp' ? (event.sender?.phone ?? `+${event.external_chat_id}`) : event.external_chat_id;
-  const contact = await findOrCreateContact(db, account.entityId, { type, identifier, name: event.sender?.name ?? null });
-  if (contact.created) {
-    const ev = creationEvents(account.entityId, contact, 'conversation');
-    effects.domain.push({ name: 'lead.created', payload: ev.lead }, { name: 'contact.created', payload: ev.contact });
-  }
-  const inserted = await repo.insertConversation(db, {
-    entityId: account.entityId,
-    entityChannelAccountId: account.id,
-    channelTypeCode: account.channelTypeCode,
-    externalChatId: event.external_chat_id,
-    contactId: contact.contactId,
-    leadId: contact.leadId,
-    groupId: contact.groupId,
-    senderName: event.sender?.name ?? null,
-  });
+  const contact = await findOrCreateContact(db, account.entityId, { ...senderChannel(event), name: event.sender?.name ?? null });
+  if (contact.created) pushContactCreated(effects, account.entityId, contact);
+  const inserted = await repo.insertConversation(db, newConversation(account, event, contact));
   if (inserted) return { conversation: inserted, created: true };
   const again = await repo.lockConversation(db, account.id, event.external_chat_id);
   if (!again) throw new Error('Conversation vanished after a conflict');
   return { conversation: again, created: false };
+}
+
+/**
+ * Creates the conversations of new chats in a batch, with their contacts (and what the hierarchy needs)
+ * when the senders are unknown, in a constant number of statements. Sets each item's `created`.
+ */
+async function createConversations(db: Db, items: { account: repo.ChannelAccountRef; event: CanonicalMessageEvent; effects: Effects; created: boolean }[]): Promise<void> {
+  if (items.length === 0) return;
+  const contacts = await findOrCreateContacts(
+    db,
+    items.map((m) => ({ entityId: m.account.entityId, ...senderChannel(m.event), name: m.event.sender.name })),
+  );
+  items.forEach((m, i) => {
+    if (contacts[i]!.created) pushContactCreated(m.effects, m.account.entityId, contacts[i]!);
+  });
+  const created = await repo.insertConversations(db, items.map((m, i) => newConversation(m.account, m.event, contacts[i]!)));
+  for (const m of items) m.created = created.has(`${m.account.id}:${m.event.external_chat_id}`);
 }
 
 async function applyMessage(
@@ -128,8 +156,8 @@ async function applyMessage(
 
 /**
  * Applies the message events among `events` in a few statements for the whole batch
- * (message-batch.repository.ts): messages on known chats at once; for new chats, the contact and
- * conversation one by one, then their messages at once. Routing and effects follow per event as in
+ * (message-batch.repository.ts): messages on known chats at once; for new chats, their contacts and
+ * conversations at once, then their messages at once. Routing and effects follow per event as in
  * `applyEvent`. Returns a result per index of `events`; an index left undefined (a status, an account
  * error, a message for an account no entity has yet) still needs `applyEvent`.
  */
@@ -146,16 +174,13 @@ export async function applyMessageBatch(db: Db, events: CanonicalEvent[]): Promi
     }
     results[m.index] = { outcome: 'processed', entityId: p.account.entityId, effects: m.effects };
   };
-  const fresh: (typeof messages)[number][] = [];
+  const fresh: ((typeof messages)[number] & { account: repo.ChannelAccountRef })[] = [];
   for (const p of await projectOnKnownChats(db, messages.map((m) => m.event))) {
     const m = messages[p.ord]!;
-    if (p.knownChat) {
-      await settle(p, m);
-      continue;
-    }
-    m.created = (await ensureConversation(db, p.account, m.event, m.effects, null)).created;
-    fresh.push(m);
+    if (p.knownChat) await settle(p, m);
+    else fresh.push({ ...m, account: p.account });
   }
+  await createConversations(db, fresh);
   for (const p of await projectOnKnownChats(db, fresh.map((m) => m.event))) await settle(p, fresh[p.ord]!);
   return results;
 }

@@ -54,6 +54,59 @@ export async function findOrCreateContact(
 
 class LostRace extends Error {}
 
+/** One sender to resolve with `findOrCreateContacts`. */
+export interface ContactInput {
+  entityId: number;
+  type: ContactChannelType;
+  identifier: string;
+  name: string | null;
+}
+
+/**
+ * `findOrCreateContact` for many identifiers at once, in a constant number of statements (one lookup, one
+ * insert inside a savepoint): for the inbound webhook's batches. Returns a result per index of `inputs`;
+ * inputs naming one channel share one contact, created once. When another writer created one of the
+ * channels meanwhile, the savepoint is rolled back and every input is resolved one by one instead.
+ * Throws when an identifier is invalid for its type.
+ */
+export async function findOrCreateContacts(db: Db, inputs: ContactInput[]): Promise<ResolvedContact[]> {
+  const keys = inputs.map((input) => {
+    const identifier = normalizeChannelIdentifier(input.type, input.identifier);
+    if (identifier === undefined) throw new Error(`Invalid ${input.type} identifier`);
+    return { entityId: input.entityId, type: input.type, identifier, name: input.name?.trim() || identifier };
+  });
+  const keyOf = (k: repo.ChannelKey) => `${k.entityId}:${k.type}:${k.identifier}`;
+  const distinct = [...new Map(keys.map((k) => [keyOf(k), k])).values()];
+  const found = await repo.findContactsByChannels(db, distinct);
+  const missing = distinct.filter((_, i) => !found.has(i));
+  const byKey = new Map<string, ResolvedContact>();
+  distinct.forEach((k, i) => {
+    const hit = found.get(i);
+    if (hit) byKey.set(keyOf(k), { ...hit, created: false });
+  });
+  if (missing.length > 0) {
+    try {
+      const created = await db.transaction(async (sp) => {
+        const ids = await repo.insertContactsWithChannels(sp, missing.map((k) => ({ ...k, phone: k.type === 'whatsapp' || k.type === 'phone' ? k.identifier : null })));
+        if (!ids) throw new LostRace();
+        return ids;
+      });
+      missing.forEach((k, i) => byKey.set(keyOf(k), { ...created[i]!, created: true }));
+    } catch (err) {
+      if (!(err instanceof LostRace)) throw err;
+      for (const k of missing) byKey.set(keyOf(k), await findOrCreateContact(db, k.entityId, { type: k.type, identifier: k.identifier, name: k.name }));
+    }
+  }
+  // A shared channel's contact is reported created to its first input only, so creation events go out once.
+  const reported = new Set<string>();
+  return keys.map((k) => {
+    const r = byKey.get(keyOf(k))!;
+    const first = !reported.has(keyOf(k));
+    reported.add(keyOf(k));
+    return { ...r, created: r.created && first };
+  });
+}
+
 /** Sellers of a contact's lead, then of its group (direct lead assignments first), without duplicates. */
 export async function sellersOf(db: Db, entityId: number, ids: { leadId: number; groupId: number }): Promise<number[]> {
   const [leadSellers, groupSellers] = [await repo.leadSellerIds(db, entityId, ids.leadId), await repo.groupSellerIds(db, entityId, ids.groupId)];

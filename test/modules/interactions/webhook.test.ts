@@ -263,6 +263,32 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(await count('contact')).toBe(1);
   });
 
+  it('gives one new sender writing to two numbers of the entity at once one contact and two conversations', async () => {
+    const second = await makeChannelAccount(t.database.db, { entityId: s.entity.id, externalAccountId: 'SECOND-PNID' });
+    const seen = captureEvents(t.app, ['contact.created', 'message.inbound']);
+    const event = (account: string, id: string, name: string | null) => ({
+      kind: 'message', platform: 'whatsapp', account_id: account, external_chat_id: '50255558001', direction: 'inbound', message_id: id,
+      occurred_at: '2026-01-01T10:00:00.000Z', sender: { id: '50255558001', name, phone: '+50255558001' }, message: { type: 'text', text: id, content: {}, reply_to: null, media_id: null },
+    });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      payload: { format: 'canonical', events: [event(DEMO_PHONE_NUMBER_ID, 'two-1', 'Rosa'), event('SECOND-PNID', 'two-2', null), event(DEMO_PHONE_NUMBER_ID + '-unknown', 'two-3', 'Rosa')] },
+    });
+    expect(res.json()).toMatchObject({ accepted: 3 });
+    await drain();
+    const convs = await queryRows<Row>(t.database.db, sql`select entity_channel_account_id, contact_id, sender_name from conversation order by entity_channel_account_id`);
+    expect(convs).toHaveLength(2);
+    expect(convs.map((c) => c.entity_channel_account_id)).toEqual([s.account.id, second.id]);
+    expect(convs[0]!.contact_id).toBe(convs[1]!.contact_id);
+    expect(await count('contact')).toBe(1);
+    expect(await count('lead')).toBe(1);
+    expect(seen.filter((e) => e.name === 'contact.created')).toHaveLength(1);
+    expect(seen.filter((e) => e.name === 'message.inbound').map((e) => (e.payload as unknown as Row).is_first_message)).toEqual([true, true]);
+    const inbox = await queryRows<Row>(t.database.db, sql`select state from interaction_webhook_inbox order by id`);
+    expect(inbox.map((r) => r.state)).toEqual(['processed', 'processed', 'unroutable']);
+  });
+
   it('moves a known conversation forward only with newer messages, counting every inbound one', async () => {
     const pnid = { phoneNumberId: DEMO_PHONE_NUMBER_ID };
     const from = '50255557001';
