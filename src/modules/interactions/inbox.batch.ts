@@ -50,6 +50,7 @@ export async function processBatch(deps: BatchDeps, ids: number[], policy: Retry
 
 async function applyBatch(db: Db, ids: number[]): Promise<Effects[]> {
   return db.transaction(async (tx) => {
+    await inboxRepo.commitWithoutWaitingForFlush(tx);
     const rows = await inboxRepo.claimBatch(tx, ids);
     const byId = new Map(rows.map((r) => [r.id, r.event]));
     const claimed = ids.filter((id) => byId.has(id)).map((id) => ({ id, event: byId.get(id)! }));

@@ -41,6 +41,16 @@ export async function insertNew(database: Pick<Database, 'preparedQuery'>, event
   return rows.map((r) => ({ id: Number(r.id), eventKey: r.event_key }));
 }
 
+/**
+ * Lets the caller's transaction commit without waiting for its WAL flush (`synchronous_commit` off, for
+ * this transaction only). Safe for the worker: its transaction marks the inbox rows processed together with
+ * their projection, so if PostgreSQL crashed before flushing it, both are lost together and the durable
+ * inbox rows (committed synchronously by the webhook) are simply applied again (docs/decisions.md).
+ */
+export async function commitWithoutWaitingForFlush(db: Db): Promise<void> {
+  await preparedIn(db, 'interactions_async_commit', `select set_config('synchronous_commit', 'off', true)`, []);
+}
+
 const CLAIM_BATCH = `
   update interaction_webhook_inbox
      set state = 'processed', processed_at = now(), attempts = attempts + 1, last_error = null
