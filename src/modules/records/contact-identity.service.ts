@@ -32,7 +32,7 @@ export async function findOrCreateContact(
   const existing = await repo.findContactByChannel(db, entityId, input.type, identifier);
   if (existing) return { ...existing, created: false };
   const name = input.name?.trim() || identifier;
-  const phone = input.type === 'whatsapp' || input.type === 'phone' ? identifier : null;
+  const phone = phoneOf(input.type, identifier);
   try {
     const created = await db.transaction(async (sp) => {
       const ids = await repo.insertContactWithChannel(sp, entityId, name, phone, input.type, identifier);
@@ -53,6 +53,9 @@ export async function findOrCreateContact(
 }
 
 class LostRace extends Error {}
+
+/** The lead's phone for a new contact reached on `type`: the identifier itself for phone channels. */
+const phoneOf = (type: ContactChannelType, identifier: string): string | null => (type === 'whatsapp' || type === 'phone' ? identifier : null);
 
 /** One sender to resolve with `findOrCreateContacts`. */
 export interface ContactInput {
@@ -87,7 +90,7 @@ export async function findOrCreateContacts(db: Db, inputs: ContactInput[]): Prom
   if (missing.length > 0) {
     try {
       const created = await db.transaction(async (sp) => {
-        const ids = await repo.insertContactsWithChannels(sp, missing.map((k) => ({ ...k, phone: k.type === 'whatsapp' || k.type === 'phone' ? k.identifier : null })));
+        const ids = await repo.insertContactsWithChannels(sp, missing.map((k) => ({ ...k, phone: phoneOf(k.type, k.identifier) })));
         if (!ids) throw new LostRace();
         return ids;
       });
