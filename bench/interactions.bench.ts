@@ -1,12 +1,12 @@
 /**
  * Inbound webhook benchmark: the communications simulator posts WhatsApp messages at a fixed rate
  * (500 events/s for 20 s by default, after an unreported 4 s warm-up at 250 events/s from other senders)
- * while a real Socket.IO client of the entity listens. Reports
- * webhook acceptance latency (HTTP answer) and webhook-to-socket latency (POST sent until
- * `interaction.message.created` for that message arrives), then probes higher rates for 5 s each to
- * find the sustainable maximum (the highest rate whose achieved rate stays within 95% of the target
- * with socket p99 under 1 s). Honours DATABASE_URL (PostgreSQL); 127.0.0.1 only. The service runs in its own process, as in
- * production, so the load generator and the measuring client do not share its event loop.
+ * while a real Socket.IO client of the entity listens. Reports webhook acceptance latency (HTTP answer)
+ * and webhook-to-socket latency (POST sent until `interaction.message.created` for that message arrives),
+ * then probes higher rates for 5 s each to find the sustainable maximum (the highest rate whose achieved
+ * rate stays within 95% of the target with socket p99 under 1 s; BENCH_NO_PROBES skips them). Honours
+ * DATABASE_URL (PostgreSQL); 127.0.0.1 only. The service runs in its own process, as in production, so the
+ * load generator and the measuring client do not share its event loop.
  */
 import { Agent, request } from 'node:http';
 import { io } from 'socket.io-client';
