@@ -56,6 +56,12 @@ function fromFastifyError(error: FastifyError): AppError | undefined {
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new AppError(413, 'payload_too_large', 'Payload too large', error.message);
   }
+  // PostgreSQL stores no U+0000 in text (22021) or jsonb (22P05): the input is at fault, not the service.
+  // Drizzle wraps driver errors, keeping the driver's in `cause`.
+  const sqlState = (error.cause as { code?: unknown } | undefined)?.code ?? error.code;
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return new AppError(400, 'invalid_text', 'Invalid text', 'Text must not contain the NUL character (U+0000)');
+  }
   if (error.code?.startsWith('FST_ERR_CTP_') || (error.statusCode === 400 && error.code !== undefined)) {
     return new AppError(400, 'invalid_body', 'Invalid body', error.message);
   }

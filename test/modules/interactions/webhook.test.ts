@@ -252,6 +252,15 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(seen.filter((e) => e.name === 'contact.created')).toHaveLength(1);
   });
 
+  it('accepts a text holding the NUL character, stored as U+FFFD', async () => {
+    const payload = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550009', text: 'a\u0000b' });
+    const res = await sim.send(payload);
+    expect(res.status).toBe(200);
+    await drain();
+    const [m] = await queryRows<{ text: string; content: { text: { body: string } } }>(t.database.db, sql`select text, content from message`);
+    expect(m!.text).toBe('a\uFFFDb');
+  });
+
   it('matches a known sender whatever the phone formatting', async () => {
     await t.app.inject({
       method: 'POST',

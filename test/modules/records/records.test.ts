@@ -48,6 +48,13 @@ describe('groups', () => {
     expect((await send('PATCH', '/groups/1', {})).json()).toMatchObject({ code: 'validation_failed' });
   });
 
+  it('answers 400 invalid_text for a name holding the NUL character and creates nothing', async () => {
+    const res = await send('POST', '/groups', { name: 'Nul\u0000Group' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_text', status: 400 });
+    expect((await get('/groups?search=Nul')).json().data).toEqual([]);
+  });
+
   it("answers 404 not_found for another entity's group and leaves it out of lists", async () => {
     expect((await get(`/groups/${foreign.groupId}`)).json()).toMatchObject({ code: 'not_found', status: 404 });
     expect((await send('PATCH', `/groups/${foreign.groupId}`, { name: 'x' })).statusCode).toBe(404);
