@@ -1,10 +1,12 @@
 /**
  * Acceptance of the communications webhook (SPEC "Inbound webhook processing order", steps 1 to 4 and
  * "Webhook and other endpoint authentication"): optional `X-Hub-Signature-256` check, normalization,
- * structural validation, durable insert into the inbox (deduplicated by platform event id), hand-off
- * to the inline worker. Answers as soon as the inbox rows are committed.
+ * structural validation, durable insert into the inbox (deduplicated by platform event id, committed in
+ * groups with concurrent requests), hand-off to the inline worker. Answers as soon as its inbox rows are
+ * committed.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import DataLoader from 'dataloader';
 import type { Database } from '../../db/client.js';
 import { AppError, badRequest, unauthorized } from '../../platform/errors.js';
 import { chatKey, eventKey, MalformedPayload } from './canonical.js';
@@ -24,6 +26,7 @@ export interface WebhookService {
 }
 
 export function createWebhookService(deps: { database: Pick<Database, 'preparedQuery'>; worker: InboxWorker; appSecret: string | undefined; graceSeconds: number }): WebhookService {
+  const inbox = inboxWriter(deps.database, deps.graceSeconds);
   return {
     async accept({ rawBody, body, signature, query }) {
       if (deps.appSecret !== undefined) verifySignature(deps.appSecret, rawBody, signature);
@@ -37,12 +40,42 @@ export function createWebhookService(deps: { database: Pick<Database, 'preparedQ
       // One payload may repeat an id (or hold several statuses of one message): keep the first of each key.
       const unique = new Map(events.map((e) => [eventKey(e), e] as const).reverse());
       const items = [...unique].reverse().map(([key, event]) => ({ eventKey: key, chatKey: chatKey(event), event }));
-      const inserted = await inboxRepo.insertNew(deps.database, items, deps.graceSeconds);
-      const chatOf = new Map(items.map((i) => [i.eventKey, i.chatKey]));
-      deps.worker.dispatch(inserted.map((r) => ({ id: r.id, chatKey: chatOf.get(r.eventKey)! })));
+      const ids = await Promise.all(items.map((item) => inbox.load(item)));
+      const inserted = items.flatMap((item, i) => (ids[i] === null ? [] : [{ id: ids[i]!, chatKey: item.chatKey }]));
+      deps.worker.dispatch(inserted);
       return { received: events.length, accepted: inserted.length, duplicates: events.length - inserted.length };
     },
   };
+}
+
+/**
+ * Group commit of the inbox: the events of every request that arrives in one turn of the event loop are
+ * inserted by ONE statement (one round trip, one WAL flush), each request still answered only once its
+ * events are committed. `load(event)` gives the new row's id, or null for a duplicate (an event key seen
+ * before, or earlier in the same group). When the group's statement fails, each event is inserted alone,
+ * so one event the database refuses fails only its own request.
+ */
+function inboxWriter(database: Pick<Database, 'preparedQuery'>, graceSeconds: number): DataLoader<inboxRepo.NewInboxEvent, number | null> {
+  const insert = async (events: readonly inboxRepo.NewInboxEvent[]): Promise<(number | null)[]> => {
+    const rows = await inboxRepo.insertNew(database, [...events], graceSeconds);
+    const idOf = new Map(rows.map((r) => [r.eventKey, r.id]));
+    return events.map((e) => {
+      const id = idOf.get(e.eventKey);
+      idOf.delete(e.eventKey); // a key repeated in the group is new for its first event only
+      return id ?? null;
+    });
+  };
+  return new DataLoader(
+    async (events) => {
+      try {
+        return await insert(events);
+      } catch (err) {
+        if (events.length === 1) throw err;
+        return Promise.all(events.map((e) => insert([e]).then(([id]) => id ?? null, (alone: unknown) => (alone instanceof Error ? alone : new Error(String(alone))))));
+      }
+    },
+    { cache: false, maxBatchSize: 1000, batchScheduleFn: (run) => setImmediate(run) },
+  );
 }
 
 /** Verifies Meta's `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`; 401 when wrong or missing. */

@@ -9,6 +9,7 @@ import { DEMO_PHONE_NUMBER_ID, whatsAppExample, whatsAppExamples } from '../../h
 import { createCommunicationsSimulator } from '../../../sim/communications/simulator.js';
 import { metaMessage, metaReaction, metaStatus, whatsAppMessage, whatsAppStatus } from '../../../sim/communications/payloads.js';
 import { queryRows } from '../../../src/db/client.js';
+import { recordQueries } from '../../helpers/query-counter.js';
 
 type Row = Record<string, unknown>;
 let t: TestContext;
@@ -250,6 +251,43 @@ describe('POST /api/interactions/webhooks/communications', () => {
     await drain();
     expect(seen.filter((e) => e.name === 'message.inbound').map((e) => (e.payload as unknown as Row).is_first_message)).toEqual([true, false]);
     expect(seen.filter((e) => e.name === 'contact.created')).toHaveLength(1);
+  });
+
+  it('commits the events of concurrent deliveries together, counting a repeated event once', async () => {
+    const pnid = { phoneNumberId: DEMO_PHONE_NUMBER_ID };
+    const payloads = Array.from({ length: 10 }, (_, i) => whatsAppMessage(pnid, { from: `5025555${String(2000 + i)}`, id: `wamid.group.${i}` }));
+    const again = [payloads[0]!, payloads[3]!];
+    const recorder = recordQueries();
+    let responses;
+    try {
+      responses = await Promise.all([...payloads, ...again].map((payload) => t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload })));
+    } finally {
+      recorder.stop();
+    }
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(12).fill(200));
+    const bodies = responses.map((r) => r.json<{ accepted: number; duplicates: number }>());
+    expect(bodies.reduce((n, b) => n + b.accepted, 0)).toBe(10);
+    expect(bodies.reduce((n, b) => n + b.duplicates, 0)).toBe(2);
+    const inserts = recorder.statements.filter((s) => s.includes('insert into interaction_webhook_inbox'));
+    // app.inject hands all twelve to the service in one turn of the event loop: one statement stores them.
+    expect(inserts).toHaveLength(1);
+    await drain();
+    expect(await count('message')).toBe(10);
+  });
+
+  it('fails only the delivery whose event the database refuses when deliveries are committed together', async () => {
+    const event = (id: string, content: Record<string, unknown>) => ({
+      kind: 'message', platform: 'whatsapp', account_id: DEMO_PHONE_NUMBER_ID, external_chat_id: '50255553001', direction: 'inbound', message_id: id,
+      occurred_at: '2026-01-01T10:00:00.000Z', sender: { id: '50255553001', name: null, phone: null }, message: { type: 'text', text: id, content, reply_to: null, media_id: null },
+    });
+    // PostgreSQL cannot store U+0000 in a JSON key (values are cleaned at parsing, keys are not).
+    const payloads = [event('ok-1', {}), event('bad-1', { 'k\u0000': 1 }), event('ok-2', {})].map((e) => ({ format: 'canonical', events: [e] }));
+    const responses = await Promise.all(payloads.map((payload) => t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload })));
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 400, 200]);
+    expect(responses[1]!.json()).toMatchObject({ code: 'invalid_text' });
+    await drain();
+    const stored = await queryRows<{ external_message_id: string }>(t.database.db, sql`select external_message_id from message order by external_message_id`);
+    expect(stored.map((m) => m.external_message_id)).toEqual(['ok-1', 'ok-2']);
   });
 
   it('accepts a text holding the NUL character, stored as U+FFFD', async () => {
