@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { startServer, type BenchServer } from './lib.js';
 import { createDirectoryService } from '../src/modules/admin/directory.service.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
+import { rebuildLeadSellers } from '../src/modules/records/lead-seller.repository.js';
 
 export interface RecordsService {
   baseUrl: string;
@@ -44,6 +45,8 @@ async function seed(server: BenchServer): Promise<{ token: string; sellerId: num
   await db.execute(sql`insert into contact (entity_id, group_id, lead_id, name) select entity_id, group_id, id, 'Contact of ' || name from lead where entity_id = ${e}`);
   await db.execute(sql`insert into group_assignment (entity_id, group_id, employee_id) select ${e}, id, ${employee.id} from crm_group where entity_id = ${e} and id % 2 = 0`);
   await db.execute(sql`insert into lead_assignment (entity_id, lead_id, employee_id) select ${e}, id, ${employee.id} from lead where entity_id = ${e} and id % 10 = 0`);
+  // The assignments were written in bulk, around the records repository: derive the stored sellers once.
+  await rebuildLeadSellers(db, e);
   await db.execute(sql`analyze`);
   const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
   if (!principal) throw new Error('bench member has no principal');

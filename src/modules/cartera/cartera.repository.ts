@@ -1,6 +1,6 @@
 /**
- * The cartera read model: leads (erp_id null) or clients (erp_id set) with their group, seller sources
- * and latest contact, filtered, sorted and paginated in SQL. Reads the records tables directly because it
+ * The cartera read model: leads (erp_id null) or clients (erp_id set) with their group, stored sellers
+ * (`lead_seller`) and latest contact, filtered, sorted and paginated in SQL. Reads the records tables directly because it
  * is a read-only projection of them; every statement is scoped by entity.
  */
 import { sql, type SQL } from 'drizzle-orm';
@@ -30,8 +30,8 @@ export interface CarteraRow {
   tax_id: string | null;
   /** ISO-8601 text, as `toISOString()` renders it. */
   created_at: string;
-  direct: { id: number; name: string }[] | null;
-  inherited: { id: number; name: string }[] | null;
+  /** Stored sellers of both sources: direct ones (`via: 'lead'`) first, each source in assignment order; null when none. */
+  sellers: { id: number; name: string; via: 'lead' | 'group' }[] | null;
   contact: { id: number; name: string } | null;
   /** Capped count of the filtered view, on page queries only. */
   total?: number;
@@ -50,8 +50,8 @@ function whereOf(entityId: number, f: CarteraFilter): SQL {
   const parts: SQL[] = [sql`l.entity_id = ${entityId}`, f.kind === 'client' ? sql`l.erp_id is not null` : sql`l.erp_id is null`];
   if (f.groupId !== undefined) parts.push(sql`l.group_id = ${f.groupId}`);
   if (f.leadId !== undefined) parts.push(sql`l.id = ${f.leadId}`);
-  if (f.sellerId !== undefined) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.group_id`, f.sellerId));
-  if (f.unassigned) parts.push(hasNoSeller(sql`l.id`, sql`l.group_id`));
+  if (f.sellerId !== undefined) parts.push(hasEffectiveSeller(sql`l.id`, f.sellerId));
+  if (f.unassigned) parts.push(hasNoSeller(sql`l.id`));
   if (f.search) {
     const p = likePattern(f.search);
     parts.push(sql`(l.name ilike ${p} or g.name ilike ${p})`);
@@ -60,10 +60,8 @@ function whereOf(entityId: number, f: CarteraFilter): SQL {
 }
 
 const SELECT = sql`select l.id, l.group_id, g.name as group_name, l.name, l.erp_id, l.email, l.phone, l.tax_id, ${isoTimestamp(sql`l.created_at`)} as created_at,
-  (select json_agg(json_build_object('id', e.id, 'name', e.name) order by la.id)
-     from lead_assignment la join employee e on e.id = la.employee_id where la.lead_id = l.id) as direct,
-  (select json_agg(json_build_object('id', e.id, 'name', e.name) order by ga.id)
-     from group_assignment ga join employee e on e.id = ga.employee_id where ga.group_id = l.group_id) as inherited,
+  (select json_agg(json_build_object('id', e.id, 'name', e.name, 'via', ls.via) order by ls.via, ls.assignment_id)
+     from lead_seller ls join employee e on e.id = ls.employee_id where ls.lead_id = l.id) as sellers,
   (select json_build_object('id', c.id, 'name', c.name)
      from contact c where c.entity_id = l.entity_id and c.lead_id = l.id order by c.created_at desc, c.id desc limit 1) as contact
   from lead l join crm_group g on g.id = l.group_id`;

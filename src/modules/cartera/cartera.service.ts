@@ -38,8 +38,9 @@ export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> 
 
 /** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one. */
 export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): CarteraItem<K> {
-  const direct = r.direct ?? [];
-  const inherited = r.inherited ?? [];
+  const direct: { id: number; name: string }[] = [];
+  const inherited: { id: number; name: string }[] = [];
+  for (const s of r.sellers ?? []) (s.via === 'lead' ? direct : inherited).push({ id: s.id, name: s.name });
   const first = direct[0] ?? inherited[0];
   const item: CarteraItemBase & Partial<Record<CarteraKind, string>> = {
     id: r.id,

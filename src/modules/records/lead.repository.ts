@@ -5,6 +5,7 @@ import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
 import { isoTimestamp, runPrepared, type PreparedRunner } from './prepared-sql.js';
+import { refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadRow = typeof lead.$inferSelect;
 export type LeadValues = Partial<Pick<LeadRow, 'groupId' | 'name' | 'erpId' | 'email' | 'phone' | 'taxId'>>;
@@ -25,7 +26,7 @@ function listWhere(entityId: number, f: LeadFilter): SQL {
     const p = likePattern(f.search);
     parts.push(sql`(l.name ilike ${p} or l.email ilike ${p} or l.erp_id ilike ${p})`);
   }
-  if (f.employeeId !== undefined) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.group_id`, f.employeeId));
+  if (f.employeeId !== undefined) parts.push(hasEffectiveSeller(sql`l.id`, f.employeeId));
   return sql.join(parts, sql` and `);
 }
 
@@ -73,20 +74,30 @@ export async function findLeadByErpId(db: Db, entityId: number, erpId: string): 
   return rows[0];
 }
 
+/** Inserts a lead and, in the same transaction, its stored sellers (those of its group). */
 export async function insertLead(db: Db, entityId: number, values: LeadValues & { groupId: number; name: string }): Promise<LeadRow> {
-  const rows = await db.insert(lead).values({ ...values, entityId }).returning();
-  return rows[0]!;
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(lead).values({ ...values, entityId }).returning();
+    await refreshLeadSellers(tx, entityId, { leadIds: [row!.id] });
+    return row!;
+  });
 }
 
-/** Updates a lead; moving it to another group moves its contacts' denormalized `group_id` too. */
+/**
+ * Updates a lead in one transaction; moving it to another group moves its contacts' denormalized
+ * `group_id` and replaces its inherited stored sellers too.
+ */
 export async function updateLead(db: Db, entityId: number, id: number, values: LeadValues): Promise<LeadRow | undefined> {
-  const rows = await db
-    .update(lead)
-    .set({ ...values, updatedAt: sql`now()` })
-    .where(and(eq(lead.entityId, entityId), eq(lead.id, id)))
-    .returning();
-  if (rows[0] && values.groupId !== undefined) {
-    await db.update(contact).set({ groupId: values.groupId }).where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)));
-  }
-  return rows[0];
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(lead)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(and(eq(lead.entityId, entityId), eq(lead.id, id)))
+      .returning();
+    if (rows[0] && values.groupId !== undefined) {
+      await tx.update(contact).set({ groupId: values.groupId }).where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)));
+      await refreshLeadSellers(tx, entityId, { leadIds: [id] });
+    }
+    return rows[0];
+  });
 }
