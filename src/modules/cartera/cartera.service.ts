@@ -9,7 +9,7 @@ import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, type Page, toPage } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/lead.service.js';
-import { countCartera, selectCartera, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
+import { countCartera, selectCartera, selectCarteraDetail, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
 import type { CarteraDetailPatch, CarteraListQuery } from './cartera.schemas.js';
 
 interface CarteraItemBase {
@@ -50,7 +50,7 @@ export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): Ca
     creation: r.created_at,
     seller: first ? { id: first.id, name: first.name, source: direct[0] ? 'lead' : 'group' } : null,
     sellers: { direct, inherited },
-    contact: r.contact,
+    contact: r.contact_id === null ? null : { id: r.contact_id, name: r.contact_name! },
     lastPurchase: null,
     frequency: null,
     agenda: null,
@@ -70,8 +70,7 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
   const { database, leads } = deps;
 
   async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
-    const rows = await selectCartera(database, caller.entityId, { kind, leadId: id }, { limit: 1, offset: 0, sort: '-creation' });
-    const row = rows[0];
+    const row = await selectCarteraDetail(database, caller.entityId, kind, id);
     if (!row) throw notFound(kind, id);
     return { ...toCarteraItem(kind, row), email: row.email, phone: row.phone, taxId: row.tax_id };
   }

@@ -4,7 +4,7 @@ import { countCapFor, likePattern, type PageRequest } from '../../platform/http/
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
-import { isoTimestamp, runPrepared, type PreparedRunner } from './prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageWindow, runPrepared, type PreparedRunner } from './prepared-sql.js';
 import { refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadRow = typeof lead.$inferSelect;
@@ -52,13 +52,13 @@ export interface LeadListRow {
 export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter): Promise<{ rows: LeadListRow[]; total: number; capped: boolean }> {
   const where = listWhere(entityId, f);
   const cap = countCapFor(f);
-  const counted = sql`(select count(*)::int from (select 1 from lead l where ${where} limit ${cap}) capped)`;
+  const counted = sql`(select count(*)::int from (select 1 from lead l where ${where} ${countCapLimit(cap)}) capped)`;
   const rows = await runPrepared<LeadListRow>(
     database,
     'crm_leads_list',
     sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
       ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${counted} as total
-      from lead l where ${where} order by l.created_at desc, l.id desc limit ${f.limit} offset ${f.offset}`,
+      from lead l where ${where} order by l.created_at desc, l.id desc ${pageWindow(f.limit, f.offset)}`,
   );
   const total = rows[0]?.total ?? (f.offset > 0 ? ((await runPrepared<{ n: number }>(database, 'crm_leads_count', sql`select ${counted} as n`))[0]?.n ?? 0) : 0);
   return { rows, total, capped: total >= cap };

@@ -8,6 +8,7 @@ import type { SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
+import { COUNT_CAP } from '../../platform/http/pagination.js';
 
 /** The part of `Database` the list repositories need. */
 export type PreparedRunner = Pick<Database, 'preparedQuery'>;
@@ -25,6 +26,31 @@ export async function runPrepared<T>(database: PreparedRunner, prefix: string, q
     names.set(text, name);
   }
   return database.preparedQuery<T>(name, text, params);
+}
+
+/**
+ * A bounded integer written into the statement text instead of passed as a parameter. PostgreSQL costs a
+ * parameterized `limit $n` in a generic plan as if it returned 10% of the rows, so the cached generic
+ * plan of a list always looked costlier than a custom plan and every call was planned again (about as
+ * costly as running the page). With the page size and count cap as literals the generic plan is cached
+ * after five calls. Only for values from a small set (page sizes, the count cap), or texts would multiply.
+ */
+export function literalInt(n: number): SQL {
+  if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
+  return sql.raw(String(n));
+}
+
+/**
+ * `limit <literal>`, plus `offset $n` past the first page: the first page runs on a cached generic plan;
+ * a deeper page is planned on each call with its offset known.
+ */
+export function pageWindow(limit: number, offset: number): SQL {
+  return offset > 0 ? sql`limit ${literalInt(limit)} offset ${offset}` : sql`limit ${literalInt(limit)}`;
+}
+
+/** The cap of a capped count: the usual `COUNT_CAP` as a literal (see `literalInt`), a larger one (deep pages) as a parameter. */
+export function countCapLimit(cap: number): SQL {
+  return cap === COUNT_CAP ? sql`limit ${literalInt(cap)}` : sql`limit ${cap}`;
 }
 
 /**
