@@ -6,12 +6,16 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 
-/** True for leads whose effective sellers include `employeeId`. `leadId` is the outer query's column (e.g. `sql\`l.id\``). */
-export function hasEffectiveSeller(leadId: SQL, employeeId: number): SQL {
-  return sql`exists (select 1 from lead_seller ls_f where ls_f.lead_id = ${leadId} and ls_f.employee_id = ${employeeId} and ls_f.effective)`;
+/**
+ * True for leads whose effective sellers include `employeeId` (a value or a placeholder). `lead` is the
+ * outer query's lead alias (e.g. `sql\`l\``); correlating the entity lets PostgreSQL start from the
+ * seller's rows (`lead_seller_entity_id_employee_id_idx`) when the seller holds few leads.
+ */
+export function hasEffectiveSeller(lead: SQL, employeeId: unknown): SQL {
+  return sql`exists (select 1 from lead_seller ls_f where ls_f.lead_id = ${lead}.id and ls_f.entity_id = ${lead}.entity_id and ls_f.employee_id = ${employeeId} and ls_f.effective)`;
 }
 
-/** True for leads with no seller at all (neither direct nor through the group). */
-export function hasNoSeller(leadId: SQL): SQL {
-  return sql`not exists (select 1 from lead_seller ls_u where ls_u.lead_id = ${leadId})`;
+/** True for leads with no seller at all (neither direct nor through the group). `lead` as in `hasEffectiveSeller`. */
+export function hasNoSeller(lead: SQL): SQL {
+  return sql`not exists (select 1 from lead_seller ls_u where ls_u.lead_id = ${lead}.id)`;
 }
