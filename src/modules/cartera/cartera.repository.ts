@@ -27,8 +27,8 @@ export interface CarteraRow {
   erp_id: string | null;
   /** ISO-8601 text, as `toISOString()` renders it. */
   created_at: string;
-  /** Stored sellers of both sources: direct ones (`via: 'lead'`) first, each source in assignment order; null when none. */
-  sellers: { id: number; name: string; via: 'lead' | 'group' }[] | null;
+  /** Stored sellers of both sources as `[employee id, name, via, assignment id]`, in no order; null when none. */
+  sellers: [number, string, 'lead' | 'group', number][] | null;
   /** The latest contact of the lead (null columns when it has none). */
   contact_id: number | null;
   contact_name: string | null;
@@ -110,8 +110,9 @@ function cappedCount(shape: FilterShape, bigCap: boolean): SQL {
 /**
  * The view's statement: the page of leads first (filters, order, page window or keyset), then the
  * sellers and latest contacts of all its leads at once (one index scan each over the page's ids, not one
- * subquery per row), joined back and put in order again. `detail` adds the lead's contact fields,
- * `total` a last column with the capped count.
+ * subquery per row), joined back and put in order again. Sellers are JSON arrays, unordered: building
+ * JSON objects and sorting inside the aggregate took a third of the statement's time; the service
+ * orders them. `detail` adds the lead's contact fields, `total` a last column with the capped count.
  */
 function viewStatement(shape: ViewShape): SQL {
   const order = SORTS[shape.sort] ?? SORTS['-creation']!;
@@ -122,7 +123,7 @@ function viewStatement(shape: ViewShape): SQL {
         from lead l join crm_group g on g.id = l.group_id
         where ${whereOf(shape)}${keyset} order by ${order.inner} ${pageWindow(shape.limit, shape.offset)}),
     sellers as materialized (
-      select ls.lead_id, json_agg(json_build_object('id', e.id, 'name', e.name, 'via', ls.via) order by ls.via, ls.assignment_id) as sellers
+      select ls.lead_id, json_agg(json_build_array(e.id, e.name, ls.via, ls.assignment_id)) as sellers
         from lead_seller ls join employee e on e.id = ls.employee_id
         where ls.lead_id = any(array(select id from page)) group by ls.lead_id),
     contacts as materialized (

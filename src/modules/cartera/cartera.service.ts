@@ -36,11 +36,13 @@ export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> 
   taxId: string | null;
 };
 
-/** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one. */
+/** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one (by assignment). */
 export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): CarteraItem<K> {
   const direct: { id: number; name: string }[] = [];
   const inherited: { id: number; name: string }[] = [];
-  for (const s of r.sellers ?? []) (s.via === 'lead' ? direct : inherited).push({ id: s.id, name: s.name });
+  // Each source in assignment order (lead and group assignment ids are separate sequences, split after sorting).
+  const sellers = r.sellers ? r.sellers.sort((a, b) => a[3] - b[3]) : [];
+  for (const [id, name, via] of sellers) (via === 'lead' ? direct : inherited).push({ id, name });
   const first = direct[0] ?? inherited[0];
   const item: CarteraItemBase & Partial<Record<CarteraKind, string>> = {
     id: r.id,
