@@ -5,7 +5,7 @@
  * inside the transaction of every change to them, so the lists read it instead of deriving it per row.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 
 /**
  * First key of the transaction-level advisory lock `(LEAD_SELLER_LOCK, entity id)` that serializes the
@@ -41,7 +41,15 @@ export async function refreshLeadSellers(tx: Db, entityId: number, scope: LeadSe
       from lead l join group_assignment ga on ga.group_id = l.group_id where ${leads}`);
 }
 
-/** Rebuilds the stored sellers of every lead of the entity in one transaction (bulk loads, repairs). */
-export async function rebuildLeadSellers(db: Db, entityId: number): Promise<void> {
-  await db.transaction(async (tx) => refreshLeadSellers(tx, entityId, { allLeads: true }));
+/**
+ * Rebuilds the stored sellers of every lead of the entity in one transaction, for rows written around
+ * the records repository (bulk loads with SQL, repairs; `npm run cli -- lead-sellers:rebuild`). Returns
+ * the number of stored rows.
+ */
+export async function rebuildLeadSellers(db: Db, entityId: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    await refreshLeadSellers(tx, entityId, { allLeads: true });
+    const [row] = await queryRows<{ n: number }>(tx, sql`select count(*)::int as n from lead_seller where entity_id = ${entityId}`);
+    return row?.n ?? 0;
+  });
 }
