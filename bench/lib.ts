@@ -151,19 +151,25 @@ export interface MeasureOptions {
   connections?: number;
   /** Seconds; bounded so `npm run bench` always ends. */
   durationSeconds?: number;
+  /**
+   * Seconds of the same load run first and discarded (default 0): first calls compile code paths and
+   * prepare statements on each pooled connection, which a long-running server has long done.
+   */
+  warmupSeconds?: number;
 }
 
 /** Runs autocannon against one URL (127.0.0.1 only) and summarizes it. */
 export async function measure(opts: MeasureOptions): Promise<Measurement> {
   if (!/^http:\/\/127\.0\.0\.1[:/]/.test(opts.url)) throw new Error(`benchmarks target 127.0.0.1 only: ${opts.url}`);
-  const result = await autocannon({
+  const load = {
     url: opts.url,
     method: opts.method ?? 'GET',
     headers: opts.headers ?? {},
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     connections: opts.connections ?? 50,
-    duration: Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60),
-  });
+  };
+  if (opts.warmupSeconds) await autocannon({ ...load, duration: Math.min(opts.warmupSeconds, 10) });
+  const result = await autocannon({ ...load, duration: Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60) });
   return {
     title: opts.title,
     requestsPerSecond: result.requests.average,
