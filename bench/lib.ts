@@ -3,6 +3,10 @@
  * DATABASE_URL is set), drive it with autocannon for a bounded time, and report req/s and latency.
  * Figures are compared as ratios within one run: the machines are shared and noisy.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { buildApp, type App } from '../src/app.js';
@@ -87,6 +91,48 @@ export async function startServer(
   };
 }
 
+/** A service started in its own process by `startServiceProcess`; `ready` is the child's JSON line. */
+export interface ServiceProcess<T> {
+  ready: T;
+  pid: number;
+  /** Sends SIGTERM and waits for the child to exit (it closes its server and writes any CPU profile first). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `childScript` (a bench/*.child.ts) in its own Node process, as the service runs in production,
+ * so the load generator of this process does not share its event loop. The child must print one JSON
+ * line when ready (`T`, e.g. `{ baseUrl, token }`) and stop on SIGTERM. `env` is added to this
+ * process's environment. `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the child there.
+ */
+export async function startServiceProcess<T>(childScript: URL, env: Record<string, string | undefined> = {}): Promise<ServiceProcess<T>> {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(childScript)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${fileURLToPath(childScript)} exited with ${code} before it was ready`)));
+  });
+  return {
+    ready: JSON.parse(first) as T,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Resident set size of process `pid` in bytes, from /proc (Linux). */
+export function rssOfProcess(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb) * 1024;
+}
+
 export interface Measurement {
   title: string;
   requestsPerSecond: number;
@@ -105,19 +151,25 @@ export interface MeasureOptions {
   connections?: number;
   /** Seconds; bounded so `npm run bench` always ends. */
   durationSeconds?: number;
+  /**
+   * Seconds of the same load run first and discarded (default 0): first calls compile code paths and
+   * prepare statements on each pooled connection, which a long-running server has long done.
+   */
+  warmupSeconds?: number;
 }
 
 /** Runs autocannon against one URL (127.0.0.1 only) and summarizes it. */
 export async function measure(opts: MeasureOptions): Promise<Measurement> {
   if (!/^http:\/\/127\.0\.0\.1[:/]/.test(opts.url)) throw new Error(`benchmarks target 127.0.0.1 only: ${opts.url}`);
-  const result = await autocannon({
+  const load = {
     url: opts.url,
     method: opts.method ?? 'GET',
     headers: opts.headers ?? {},
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     connections: opts.connections ?? 50,
-    duration: Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60),
-  });
+  };
+  if (opts.warmupSeconds) await autocannon({ ...load, duration: Math.min(opts.warmupSeconds, 10) });
+  const result = await autocannon({ ...load, duration: Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60) });
   return {
     title: opts.title,
     requestsPerSecond: result.requests.average,
@@ -146,13 +198,21 @@ export interface BenchSection {
   checks: { name: string; ok: boolean; detail: string }[];
 }
 
-/** Downloads the export, discarding the body, while sampling this process's RSS; returns bytes, seconds and peak MB. */
-export async function measureExport(url: string, token: string): Promise<{ bytes: number; seconds: number; baselineMb: number; peakMb: number }> {
+/**
+ * Downloads the export, discarding the body, while sampling the server's RSS every 20 ms (`rss`, bytes:
+ * this process by default, or another one's with `() => rssOfProcess(pid)`); returns bytes, seconds and
+ * the RSS before and at peak in MB.
+ */
+export async function measureExport(
+  url: string,
+  token: string,
+  rss: () => number = () => process.memoryUsage().rss,
+): Promise<{ bytes: number; seconds: number; baselineMb: number; peakMb: number }> {
   global.gc?.();
-  const baseline = process.memoryUsage().rss;
+  const baseline = rss();
   let peak = baseline;
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
+    peak = Math.max(peak, rss());
   }, 20);
   const started = performance.now();
   let bytes = 0;
@@ -163,7 +223,7 @@ export async function measureExport(url: string, token: string): Promise<{ bytes
   } finally {
     clearInterval(timer);
   }
-  peak = Math.max(peak, process.memoryUsage().rss);
+  peak = Math.max(peak, rss());
   const mb = (n: number) => n / 1024 / 1024;
   return { bytes, seconds: (performance.now() - started) / 1000, baselineMb: mb(baseline), peakMb: mb(peak) };
 }

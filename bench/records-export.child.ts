@@ -1,7 +1,7 @@
 /**
  * Child process of records.bench.ts: starts a fresh server on the benchmark's PostgreSQL database,
- * downloads the cartera export (discarding the body) and prints its own RSS before and at peak as JSON,
- * so the figure is not polluted by the load generator of the parent.
+ * downloads the cartera export (discarding the body) and prints its own RSS before and at peak as one
+ * JSON line, so the figure is not polluted by the parent's load generator or by the load runs.
  */
 import { measureExport, startServer } from './lib.js';
 

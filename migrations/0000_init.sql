@@ -1,6 +1,7 @@
 CREATE TYPE "public"."override_effect" AS ENUM('ALLOW', 'DENY');--> statement-breakpoint
 CREATE TYPE "public"."contact_channel_type" AS ENUM('phone', 'whatsapp', 'email', 'instagram', 'messenger');--> statement-breakpoint
 CREATE TYPE "public"."channel_type_code" AS ENUM('chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm');--> statement-breakpoint
+CREATE TYPE "public"."lead_seller_via" AS ENUM('lead', 'group');--> statement-breakpoint
 CREATE TYPE "public"."custom_field_record_type" AS ENUM('contact', 'group');--> statement-breakpoint
 CREATE TYPE "public"."custom_field_type" AS ENUM('text', 'number', 'date', 'boolean', 'select', 'currency', 'department', 'municipality', 'image', 'video', 'pdf');--> statement-breakpoint
 CREATE TABLE "entity" (
@@ -148,6 +149,16 @@ CREATE TABLE "lead_assignment" (
 	"lead_id" integer NOT NULL,
 	"employee_id" integer NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "lead_seller" (
+	"entity_id" integer NOT NULL,
+	"lead_id" integer NOT NULL,
+	"employee_id" integer NOT NULL,
+	"via" "lead_seller_via" NOT NULL,
+	"assignment_id" integer NOT NULL,
+	"effective" boolean NOT NULL,
+	CONSTRAINT "lead_seller_pkey" PRIMARY KEY("lead_id","employee_id","via")
 );
 --> statement-breakpoint
 CREATE TABLE "erp_session" (
@@ -366,6 +377,9 @@ ALTER TABLE "group_assignment" ADD CONSTRAINT "group_assignment_employee_id_empl
 ALTER TABLE "lead_assignment" ADD CONSTRAINT "lead_assignment_entity_id_entity_id_fk" FOREIGN KEY ("entity_id") REFERENCES "public"."entity"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lead_assignment" ADD CONSTRAINT "lead_assignment_lead_id_lead_id_fk" FOREIGN KEY ("lead_id") REFERENCES "public"."lead"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lead_assignment" ADD CONSTRAINT "lead_assignment_employee_id_employee_id_fk" FOREIGN KEY ("employee_id") REFERENCES "public"."employee"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_seller" ADD CONSTRAINT "lead_seller_entity_id_entity_id_fk" FOREIGN KEY ("entity_id") REFERENCES "public"."entity"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_seller" ADD CONSTRAINT "lead_seller_lead_id_lead_id_fk" FOREIGN KEY ("lead_id") REFERENCES "public"."lead"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "lead_seller" ADD CONSTRAINT "lead_seller_employee_id_employee_id_fk" FOREIGN KEY ("employee_id") REFERENCES "public"."employee"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "erp_session" ADD CONSTRAINT "erp_session_user_id_app_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."app_user"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "erp_session" ADD CONSTRAINT "erp_session_entity_id_entity_id_fk" FOREIGN KEY ("entity_id") REFERENCES "public"."entity"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "custom_field" ADD CONSTRAINT "custom_field_entity_id_entity_id_fk" FOREIGN KEY ("entity_id") REFERENCES "public"."entity"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -418,6 +432,7 @@ CREATE UNIQUE INDEX "group_assignment_group_id_employee_id_uq" ON "group_assignm
 CREATE INDEX "group_assignment_entity_id_employee_id_idx" ON "group_assignment" USING btree ("entity_id","employee_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "lead_assignment_lead_id_employee_id_uq" ON "lead_assignment" USING btree ("lead_id","employee_id");--> statement-breakpoint
 CREATE INDEX "lead_assignment_entity_id_employee_id_idx" ON "lead_assignment" USING btree ("entity_id","employee_id");--> statement-breakpoint
+CREATE INDEX "lead_seller_entity_id_employee_id_idx" ON "lead_seller" USING btree ("entity_id","employee_id","lead_id") WHERE "lead_seller"."effective";--> statement-breakpoint
 CREATE UNIQUE INDEX "erp_session_user_id_entity_id_client_kind_uq" ON "erp_session" USING btree ("user_id","entity_id","client_kind");--> statement-breakpoint
 CREATE INDEX "custom_field_entity_id_custom_field_group_id_idx" ON "custom_field" USING btree ("entity_id","custom_field_group_id","position");--> statement-breakpoint
 CREATE INDEX "custom_field_group_entity_id_record_type_idx" ON "custom_field_group" USING btree ("entity_id","record_type","position");--> statement-breakpoint

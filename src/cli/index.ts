@@ -9,6 +9,7 @@
  *   subscription:create --role seller (--employee-email a@b.com --entity 3 | --user-email a@b.com [--entity 3 | --global])
  *                       [--allow code,code] [--deny code,code]
  *   super-admin:grant --email a@b.com
+ *   lead-sellers:rebuild --entity 3   (after assignments or leads were written with SQL, around the service)
  */
 import { parseArgs } from 'node:util';
 import { and, eq } from 'drizzle-orm';
@@ -19,6 +20,7 @@ import { createDirectoryService } from '../modules/admin/directory.service.js';
 import { appUser } from '../modules/admin/user.table.js';
 import { employee } from '../modules/admin/employee.table.js';
 import { findRoleByName } from '../modules/admin/role.repository.js';
+import { rebuildLeadSellers } from '../modules/records/lead-seller.repository.js';
 import { AppError } from '../platform/errors.js';
 
 class UsageError extends Error {}
@@ -115,6 +117,11 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
       const role = await dir.ensureSuperAdminRole();
       const id = await dir.subscribe({ userId, entityId: null, roleId: role.id });
       return `subscription ${id}: user ${userId} -> super_admin (global)`;
+    }
+    case 'lead-sellers:rebuild': {
+      const entityId = int(required(values, 'entity'), 'entity')!;
+      const count = await rebuildLeadSellers(db, entityId);
+      return `entity ${entityId}: stored sellers rebuilt (${count} rows)`;
     }
     default:
       throw new UsageError(`unknown command ${command || '(none)'}`);

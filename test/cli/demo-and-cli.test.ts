@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
-import { bearer } from '../helpers/factories.js';
+import { bearer, makeEntity, makeMember } from '../helpers/factories.js';
+import { makeGroup, makeLead } from '../helpers/records-factories.js';
 import { seedDemo } from '../../src/db/demo-seed.js';
 import { runCommand } from '../../src/cli/index.js';
 import { ALL_PERMISSION_CODES } from '../../src/platform/permissions/catalog.js';
@@ -51,6 +52,25 @@ describe('operator CLI', () => {
     await runCommand(db, 'subscription:create', ['--role', 'clerk', '--employee-email', 'ana@acme.com', '--entity', '30', '--deny', 'leads.view']);
     const me = await loginAndMe('ana@acme.com', 's3cret', 30);
     expect(me.permissions).toEqual(['groups.edit', 'groups.view']);
+  });
+
+  it('rebuilds the stored sellers of an entity after assignments were written with SQL', async () => {
+    const db = t.database.db;
+    const entityId = (await makeEntity(db)).id;
+    const seller = await makeMember(db, { entityId, name: 'Imported Seller' });
+    const group = await makeGroup(db, entityId);
+    const lead = await makeLead(db, { entityId, groupId: group.id });
+    const other = await makeLead(db, { entityId });
+    await t.database.executeSql('insert into group_assignment (entity_id, group_id, employee_id) values ($1, $2, $3)', [entityId, group.id, seller.employeeId]);
+    await t.database.executeSql('insert into lead_assignment (entity_id, lead_id, employee_id) values ($1, $2, $3)', [entityId, other.id, seller.employeeId]);
+    const stored = async () =>
+      (await t.database.executeSql('select lead_id, via::text as via, effective from lead_seller where entity_id = $1 order by lead_id', [entityId])).rows;
+    expect(await stored()).toEqual([]);
+    expect(await runCommand(db, 'lead-sellers:rebuild', ['--entity', String(entityId)])).toBe(`entity ${entityId}: stored sellers rebuilt (2 rows)`);
+    expect(await stored()).toEqual([
+      { lead_id: lead.id, via: 'group', effective: true },
+      { lead_id: other.id, via: 'lead', effective: true },
+    ]);
   });
 
   it('refuses unknown permission codes and unknown commands', async () => {

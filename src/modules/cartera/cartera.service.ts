@@ -9,7 +9,7 @@ import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, type Page, toPage } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/lead.service.js';
-import { countCartera, selectCartera, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
+import { countCartera, selectCartera, selectCarteraDetail, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
 import type { CarteraDetailPatch, CarteraListQuery } from './cartera.schemas.js';
 
 interface CarteraItemBase {
@@ -36,10 +36,13 @@ export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> 
   taxId: string | null;
 };
 
-/** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one. */
+/** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one (by assignment). */
 export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): CarteraItem<K> {
-  const direct = r.direct ?? [];
-  const inherited = r.inherited ?? [];
+  const direct: { id: number; name: string }[] = [];
+  const inherited: { id: number; name: string }[] = [];
+  // Each source in assignment order (lead and group assignment ids are separate sequences, split after sorting).
+  const sellers = r.sellers ? r.sellers.sort((a, b) => a[3] - b[3]) : [];
+  for (const [id, name, via] of sellers) (via === 'lead' ? direct : inherited).push({ id, name });
   const first = direct[0] ?? inherited[0];
   const item: CarteraItemBase & Partial<Record<CarteraKind, string>> = {
     id: r.id,
@@ -49,7 +52,7 @@ export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): Ca
     creation: r.created_at,
     seller: first ? { id: first.id, name: first.name, source: direct[0] ? 'lead' : 'group' } : null,
     sellers: { direct, inherited },
-    contact: r.contact,
+    contact: r.contact_id === null ? null : { id: r.contact_id, name: r.contact_name! },
     lastPurchase: null,
     frequency: null,
     agenda: null,
@@ -69,8 +72,7 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
   const { database, leads } = deps;
 
   async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
-    const rows = await selectCartera(database, caller.entityId, { kind, leadId: id }, { limit: 1, offset: 0, sort: '-creation' });
-    const row = rows[0];
+    const row = await selectCarteraDetail(database, caller.entityId, kind, id);
     if (!row) throw notFound(kind, id);
     return { ...toCarteraItem(kind, row), email: row.email, phone: row.phone, taxId: row.tax_id };
   }

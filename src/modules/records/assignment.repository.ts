@@ -5,6 +5,7 @@ import { employee } from '../admin/employee.table.js';
 import { groupAssignment, leadAssignment } from './assignment.table.js';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
+import { refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadAssignmentRow = typeof leadAssignment.$inferSelect;
 export type GroupAssignmentRow = typeof groupAssignment.$inferSelect;
@@ -50,13 +51,20 @@ export async function existingGroupIds(db: Db, entityId: number, groupIds: numbe
   return rows.map((r) => r.id);
 }
 
-/** Inserts the missing assignments (idempotent); returns only the new rows. */
+/**
+ * Inserts the missing assignments (idempotent) and refreshes the stored sellers of the leads of the newly
+ * assigned groups, in one transaction; returns only the new rows.
+ */
 export async function insertGroupAssignments(db: Db, entityId: number, employeeId: number, groupIds: number[]): Promise<GroupAssignmentRow[]> {
-  return db
-    .insert(groupAssignment)
-    .values(groupIds.map((groupId) => ({ entityId, employeeId, groupId })))
-    .onConflictDoNothing()
-    .returning();
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(groupAssignment)
+      .values(groupIds.map((groupId) => ({ entityId, employeeId, groupId })))
+      .onConflictDoNothing()
+      .returning();
+    await refreshLeadSellers(tx, entityId, { groupIds: inserted.map((r) => r.groupId) });
+    return inserted;
+  });
 }
 
 export async function groupAssignmentsOf(db: Db, entityId: number, employeeId: number, groupIds: number[]): Promise<GroupAssignmentRow[]> {
@@ -67,25 +75,41 @@ export async function groupAssignmentsOf(db: Db, entityId: number, employeeId: n
     .orderBy(groupAssignment.groupId);
 }
 
+/** Deletes the assignment and refreshes the stored sellers of its group's leads, in one transaction. */
 export async function deleteGroupAssignment(db: Db, entityId: number, id: number): Promise<GroupAssignmentRow | undefined> {
-  const rows = await db.delete(groupAssignment).where(and(eq(groupAssignment.entityId, entityId), eq(groupAssignment.id, id))).returning();
-  return rows[0];
+  return db.transaction(async (tx) => {
+    const [row] = await tx.delete(groupAssignment).where(and(eq(groupAssignment.entityId, entityId), eq(groupAssignment.id, id))).returning();
+    if (row) await refreshLeadSellers(tx, entityId, { groupIds: [row.groupId] });
+    return row;
+  });
 }
 
-/** Inserts the assignment unless present; returns the row and whether it is new. */
+/**
+ * Inserts the assignment unless present, refreshing the lead's stored sellers when it is new (one
+ * transaction); returns the row and whether it is new.
+ */
 export async function upsertLeadAssignment(db: Db, entityId: number, leadId: number, employeeId: number) {
-  const inserted = await db.insert(leadAssignment).values({ entityId, leadId, employeeId }).onConflictDoNothing().returning();
-  if (inserted[0]) return { row: inserted[0], created: true };
-  const rows = await db
-    .select()
-    .from(leadAssignment)
-    .where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.leadId, leadId), eq(leadAssignment.employeeId, employeeId)));
-  return { row: rows[0]!, created: false };
+  return db.transaction(async (tx) => {
+    const [inserted] = await tx.insert(leadAssignment).values({ entityId, leadId, employeeId }).onConflictDoNothing().returning();
+    if (inserted) {
+      await refreshLeadSellers(tx, entityId, { leadIds: [leadId] });
+      return { row: inserted, created: true };
+    }
+    const rows = await tx
+      .select()
+      .from(leadAssignment)
+      .where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.leadId, leadId), eq(leadAssignment.employeeId, employeeId)));
+    return { row: rows[0]!, created: false };
+  });
 }
 
+/** Deletes the assignment and refreshes the lead's stored sellers, in one transaction. */
 export async function deleteLeadAssignment(db: Db, entityId: number, id: number): Promise<LeadAssignmentRow | undefined> {
-  const rows = await db.delete(leadAssignment).where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.id, id))).returning();
-  return rows[0];
+  return db.transaction(async (tx) => {
+    const [row] = await tx.delete(leadAssignment).where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.id, id))).returning();
+    if (row) await refreshLeadSellers(tx, entityId, { leadIds: [row.leadId] });
+    return row;
+  });
 }
 
 /** Leads (id, group) of the given groups, for per-lead events of a group assignment change. */

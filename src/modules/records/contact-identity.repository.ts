@@ -25,7 +25,8 @@ export async function findContactByChannel(db: Db, entityId: number, type: Conta
 }
 
 /**
- * Creates group, lead, contact and the contact's channel `(type, identifier)` in one statement; undefined
+ * Creates group, lead, contact and the contact's channel `(type, identifier)` in one statement (the new
+ * lead has no stored sellers to write: neither it nor its brand-new group can have an assignment yet); undefined
  * when the channel already exists (another writer won: the caller rolls its savepoint back, so the
  * group, lead and contact inserted here vanish with it).
  */

@@ -1,10 +1,11 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { countCapFor, likePattern, type PageRequest } from '../../platform/http/pagination.js';
+import { likePattern, type PageRequest } from '../../platform/http/pagination.js';
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
-import { isoTimestamp, runPrepared, type PreparedRunner } from './prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PageShape, type PreparedRunner } from './prepared-sql.js';
+import { refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadRow = typeof lead.$inferSelect;
 export type LeadValues = Partial<Pick<LeadRow, 'groupId' | 'name' | 'erpId' | 'email' | 'phone' | 'taxId'>>;
@@ -16,18 +17,26 @@ export interface LeadFilter extends PageRequest {
   employeeId?: number | undefined;
 }
 
-function listWhere(entityId: number, f: LeadFilter): SQL {
-  const parts: SQL[] = [sql`l.entity_id = ${entityId}`];
-  if (f.groupId !== undefined) parts.push(sql`l.group_id = ${f.groupId}`);
-  if (f.kind === 'client') parts.push(sql`l.erp_id is not null`);
-  if (f.kind === 'lead') parts.push(sql`l.erp_id is null`);
-  if (f.search) {
-    const p = likePattern(f.search);
-    parts.push(sql`(l.name ilike ${p} or l.email ilike ${p} or l.erp_id ilike ${p})`);
-  }
-  if (f.employeeId !== undefined) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.group_id`, f.employeeId));
+/** What of a filter the list statement's text depends on; values are placeholders (`entityId`, `groupId`, `search`, `employeeId`). */
+interface LeadListShape {
+  group: boolean;
+  kind: 'lead' | 'client' | null;
+  search: boolean;
+  employee: boolean;
+}
+
+function listWhere(shape: LeadListShape): SQL {
+  const parts: SQL[] = [sql`l.entity_id = ${sql.placeholder('entityId')}`];
+  if (shape.group) parts.push(sql`l.group_id = ${sql.placeholder('groupId')}`);
+  if (shape.kind === 'client') parts.push(sql`l.erp_id is not null`);
+  if (shape.kind === 'lead') parts.push(sql`l.erp_id is null`);
+  if (shape.search) parts.push(sql`(l.name ilike ${sql.placeholder('search')} or l.email ilike ${sql.placeholder('search')} or l.erp_id ilike ${sql.placeholder('search')})`);
+  if (shape.employee) parts.push(hasEffectiveSeller(sql`l`, sql.placeholder('employeeId')));
   return sql.join(parts, sql` and `);
 }
+
+const countedLeads = (shape: LeadListShape & PageShape) =>
+  sql`(select count(*)::int from (select 1 from lead l where ${listWhere(shape)} ${countCapLimit(shape.bigCap)}) capped)`;
 
 /** A list row: the response's columns, timestamps already as ISO-8601 text, and the capped count. */
 export interface LeadListRow {
@@ -45,22 +54,28 @@ export interface LeadListRow {
 
 /**
  * Newest first (the `lead_entity_id_created_at_idx` order), with the matching count capped at
- * `countCapFor(f)` (see pagination.ts), in one named prepared statement: the count is a scalar subquery
- * on each row; an empty page past the end counts separately.
+ * `countCapFor(f)` (see pagination.ts), in one statement: the count is a scalar subquery on each row; an
+ * empty page past the end counts separately. The seller filter is planned per call (see `RunOptions`).
  */
 export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter): Promise<{ rows: LeadListRow[]; total: number; capped: boolean }> {
-  const where = listWhere(entityId, f);
-  const cap = countCapFor(f);
-  const counted = sql`(select count(*)::int from (select 1 from lead l where ${where} limit ${cap}) capped)`;
-  const rows = await runPrepared<LeadListRow>(
+  const page = pageShapeOf(f);
+  const shape = { group: f.groupId !== undefined, kind: f.kind ?? null, search: Boolean(f.search), employee: f.employeeId !== undefined, ...page.shape };
+  const values = { entityId, groupId: f.groupId, search: f.search ? likePattern(f.search) : undefined, employeeId: f.employeeId, ...page.values };
+  const options = { planEachCall: shape.employee };
+  const rows = await runShaped<LeadListRow, typeof shape>(
     database,
     'crm_leads_list',
-    sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
-      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${counted} as total
-      from lead l where ${where} order by l.created_at desc, l.id desc limit ${f.limit} offset ${f.offset}`,
+    shape,
+    (s) => sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
+      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${countedLeads(s)} as total
+      from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
+    values,
+    options,
   );
-  const total = rows[0]?.total ?? (f.offset > 0 ? ((await runPrepared<{ n: number }>(database, 'crm_leads_count', sql`select ${counted} as n`))[0]?.n ?? 0) : 0);
-  return { rows, total, capped: total >= cap };
+  const total =
+    rows[0]?.total ??
+    (f.offset > 0 ? ((await runShaped<{ n: number }, typeof shape>(database, 'crm_leads_count', shape, (s) => sql`select ${countedLeads(s)} as n`, values, options))[0]?.n ?? 0) : 0);
+  return { rows, total, capped: total >= page.values.cap };
 }
 
 export async function findLead(db: Db, entityId: number, id: number): Promise<LeadRow | undefined> {
@@ -73,20 +88,30 @@ export async function findLeadByErpId(db: Db, entityId: number, erpId: string): 
   return rows[0];
 }
 
+/** Inserts a lead and, in the same transaction, its stored sellers (those of its group). */
 export async function insertLead(db: Db, entityId: number, values: LeadValues & { groupId: number; name: string }): Promise<LeadRow> {
-  const rows = await db.insert(lead).values({ ...values, entityId }).returning();
-  return rows[0]!;
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(lead).values({ ...values, entityId }).returning();
+    await refreshLeadSellers(tx, entityId, { leadIds: [row!.id] });
+    return row!;
+  });
 }
 
-/** Updates a lead; moving it to another group moves its contacts' denormalized `group_id` too. */
+/**
+ * Updates a lead in one transaction; moving it to another group moves its contacts' denormalized
+ * `group_id` and replaces its inherited stored sellers too.
+ */
 export async function updateLead(db: Db, entityId: number, id: number, values: LeadValues): Promise<LeadRow | undefined> {
-  const rows = await db
-    .update(lead)
-    .set({ ...values, updatedAt: sql`now()` })
-    .where(and(eq(lead.entityId, entityId), eq(lead.id, id)))
-    .returning();
-  if (rows[0] && values.groupId !== undefined) {
-    await db.update(contact).set({ groupId: values.groupId }).where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)));
-  }
-  return rows[0];
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(lead)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(and(eq(lead.entityId, entityId), eq(lead.id, id)))
+      .returning();
+    if (rows[0] && values.groupId !== undefined) {
+      await tx.update(contact).set({ groupId: values.groupId }).where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)));
+      await refreshLeadSellers(tx, entityId, { leadIds: [id] });
+    }
+    return rows[0];
+  });
 }

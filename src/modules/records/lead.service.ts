@@ -119,7 +119,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
       if (!(await findLead(db, caller.entityId, id))) throw notFound('lead', id);
       if (body.group_id !== undefined) await assertGroup(caller.entityId, body.group_id);
       await assertErpIdFree(caller.entityId, values.erpId, id);
-      const row = await db.transaction(async (tx) => updateLead(tx, caller.entityId, id, values));
+      const row = await updateLead(db, caller.entityId, id, values);
       if (!row) throw notFound('lead', id);
       return toLeadResponse(row);
     },

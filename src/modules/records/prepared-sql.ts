@@ -1,30 +1,102 @@
 /**
- * Hot list queries as named prepared statements: a Drizzle `sql` fragment is rendered to `$n` text once
- * per request (cheap, no query builder) and run through `Database.preparedQuery`, so PostgreSQL parses and
- * plans each distinct statement once per connection. Statement names are derived from the text, so one
- * name never stands for two different texts.
+ * Hot list statements (GET /leads, /cartera/*, the cartera export): each is built from a *shape* (which
+ * filters, sort and page size are present) with `sql.placeholder(name)` where values go, rendered to `$n`
+ * text once per shape, and run with the values filled in, so a request pays neither the query builder
+ * nor the rendering. Most run as named prepared statements (`Database.preparedQuery`): PostgreSQL parses
+ * them once per connection and, with the page size as a literal (see `pageWindow`), caches a generic
+ * plan. See docs/decisions.md ("Hot lists").
  */
-import type { SQL } from 'drizzle-orm';
-import { sql } from 'drizzle-orm';
+import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
+import { COUNT_CAP, countCapFor, type PageRequest } from '../../platform/http/pagination.js';
 
 /** The part of `Database` the list repositories need. */
-export type PreparedRunner = Pick<Database, 'preparedQuery'>;
+export type PreparedRunner = Pick<Database, 'preparedQuery' | 'executeSql'>;
 
 const dialect = new PgDialect();
-// Text -> statement name. Bounded: texts differ only by which filters and sort are present (values are parameters).
-const names = new Map<string, string>();
 
-/** Runs `query` as a named prepared statement (`<prefix>_<n>`) and returns its rows as the driver parses them. */
-export async function runPrepared<T>(database: PreparedRunner, prefix: string, query: SQL): Promise<T[]> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
-  let name = names.get(text);
-  if (name === undefined) {
-    name = `${prefix}_${names.size + 1}`;
-    names.set(text, name);
+interface Rendered {
+  name: string;
+  text: string;
+  /** Parameters in `$n` order: placeholders, filled on each call. */
+  params: unknown[];
+}
+// Shape key -> rendered statement. Bounded: shapes combine a few flags, the sort and the page size.
+const rendered = new Map<string, Rendered>();
+
+export interface RunOptions {
+  /**
+   * Plan on every call with the values known (an unnamed statement) instead of caching a generic plan:
+   * for filters whose best plan depends on the value, such as a seller who holds 60% of the leads or
+   * twenty of them (a cached plan suited to one is tens of times slower for the other).
+   */
+  planEachCall?: boolean;
+}
+
+/**
+ * Runs the statement `build(shape)` with `values` for its placeholders and returns the rows as the
+ * driver parses them. `shape` must determine the text completely, and `build` may read only `shape`
+ * (values go through `sql.placeholder`): the text is rendered once per `prefix` and shape.
+ */
+export async function runShaped<T, S>(
+  database: PreparedRunner,
+  prefix: string,
+  shape: S,
+  build: (shape: S) => SQL,
+  values: Record<string, unknown>,
+  options: RunOptions = {},
+): Promise<T[]> {
+  const key = `${prefix}:${JSON.stringify(shape)}`;
+  let statement = rendered.get(key);
+  if (statement === undefined) {
+    const query = dialect.sqlToQuery(build(shape));
+    statement = { name: `${prefix}_${rendered.size + 1}`, text: query.sql, params: query.params };
+    rendered.set(key, statement);
   }
-  return database.preparedQuery<T>(name, text, params);
+  const params = fillPlaceholders(statement.params, values);
+  if (options.planEachCall) return (await database.executeSql(statement.text, params)).rows as T[];
+  return database.preparedQuery<T>(statement.name, statement.text, params);
+}
+
+/**
+ * A bounded integer written into the statement text instead of passed as a parameter. PostgreSQL costs a
+ * parameterized `limit $n` in a generic plan as if it returned 10% of the rows, so the cached generic
+ * plan of a list always looked costlier than a custom plan and every call was planned again (about as
+ * costly as running the page). With the page size and count cap as literals the generic plan is cached
+ * after five calls. Only for values from a small set (page sizes, the count cap), or texts would multiply.
+ */
+export function literalInt(n: number): SQL {
+  if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
+  return sql.raw(String(n));
+}
+
+/** What of a page request the statement text depends on. */
+export interface PageShape {
+  limit: number;
+  /** Past the first page: `offset` is a placeholder (the first page has none). */
+  offset: boolean;
+  /** The count cap is above `COUNT_CAP` (deep pages): `cap` is a placeholder. */
+  bigCap: boolean;
+}
+
+/** The shape of `page` and the values its placeholders take (`offset`, `cap`). */
+export function pageShapeOf(page: PageRequest): { shape: PageShape; values: { offset: number; cap: number } } {
+  const cap = countCapFor(page);
+  return { shape: { limit: page.limit, offset: page.offset > 0, bigCap: cap !== COUNT_CAP }, values: { offset: page.offset, cap } };
+}
+
+/**
+ * `limit <literal>`, plus `offset` past the first page: the first page runs on a cached generic plan;
+ * a deeper page is planned on each call with its offset known.
+ */
+export function pageWindow(limit: number, withOffset: boolean): SQL {
+  return withOffset ? sql`limit ${literalInt(limit)} offset ${sql.placeholder('offset')}` : sql`limit ${literalInt(limit)}`;
+}
+
+/** The `limit` of a capped count: the usual `COUNT_CAP` as a literal (see `literalInt`), a larger one (deep pages) as the `cap` placeholder. */
+export function countCapLimit(bigCap: boolean): SQL {
+  return bigCap ? sql`limit ${sql.placeholder('cap')}` : sql`limit ${literalInt(COUNT_CAP)}`;
 }
 
 /**

@@ -106,11 +106,11 @@ describe('lead assignments', () => {
     expect(assigned.events).toEqual([expect.objectContaining({ leadId: lead.id, groupId: lead.groupId, via: 'lead', changedByEmployeeId: manager.employeeId })]);
     expect((await req('GET', `/lead-assignments?lead_id=${lead.id}`)).json().data).toEqual([expect.objectContaining({ id: first.json().id, employee_id: seller.employeeId })]);
     const other = await makeMember(t.database.db, { entityId: entityA, name: 'Group Vendor' });
-    const g = await t.database.executeSql('insert into group_assignment (entity_id, group_id, employee_id) values ($1, $2, $3) returning id', [entityA, lead.groupId, other.employeeId]);
+    const g = (await req('POST', '/group-assignments', { employee_id: other.employeeId, group_ids: [lead.groupId] })).json().data[0];
     // GET /leads?employee_id= follows the derivation: the direct seller wins over the group's.
     expect((await req('GET', `/leads?employee_id=${seller.employeeId}&group_id=${lead.groupId}`)).json().data.map((l: { id: number }) => l.id)).toEqual([lead.id]);
     expect((await req('GET', `/leads?employee_id=${other.employeeId}&group_id=${lead.groupId}`)).json().data).toEqual([]);
-    await t.database.executeSql('delete from group_assignment where id = $1', [g.rows[0]!.id]);
+    expect((await req('DELETE', `/group-assignments/${g.id}`)).statusCode).toBe(204);
     const un = collect('lead.unassigned');
     expect((await req('DELETE', `/lead-assignments/${first.json().id}`)).statusCode).toBe(204);
     un.off();
