@@ -10,43 +10,10 @@
  */
 import { Agent, request } from 'node:http';
 import { io } from 'socket.io-client';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import type { BenchSection } from './lib.js';
+import { startServiceProcess, type BenchSection } from './lib.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
 
 const PNID = 'BENCH-PNID';
-
-interface ServiceProcess {
-  child: ChildProcess;
-  baseUrl: string;
-  token: string;
-  kind: string;
-}
-
-/** Starts the service in its own process (see interactions-server.child.ts) and waits for it to be ready. */
-async function startServiceProcess(): Promise<ServiceProcess> {
-  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the service process there, for profiling.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(new URL('./interactions-server.child.ts', import.meta.url))], {
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`benchmark service exited with ${code}`)));
-  });
-  const ready = JSON.parse(first) as { baseUrl: string; token: string; kind: string };
-  return { child, ...ready };
-}
-
-async function stopServiceProcess(service: ServiceProcess): Promise<void> {
-  const exited = new Promise((resolve) => service.child.once('exit', resolve));
-  service.child.kill('SIGTERM');
-  await exited;
-}
 
 interface RunStats {
   targetRate: number;
@@ -131,7 +98,8 @@ async function runAtRate(server: { baseUrl: string }, token: string, rate: numbe
 }
 
 export async function run(): Promise<BenchSection> {
-  const server = await startServiceProcess();
+  const service = await startServiceProcess<{ baseUrl: string; token: string; kind: string }>(new URL('./interactions-server.child.ts', import.meta.url));
+  const server = service.ready;
   const token = server.token;
   try {
     const seconds = Number(process.env.BENCH_INTERACTIONS_SECONDS ?? 20);
@@ -169,7 +137,7 @@ export async function run(): Promise<BenchSection> {
       ],
     };
   } finally {
-    await stopServiceProcess(server);
+    await service.stop();
   }
 }
 
