@@ -1,12 +1,12 @@
 /**
- * The worker's hot statement: projects a batch of message events whose chat already has a conversation
- * in ONE round trip (SPEC "Inbound webhook processing order", step 6). For each event it resolves the
- * active receiving account, locks the conversation, inserts the message (ignoring a platform id already
- * projected) and moves the conversation's last message, unread count and last inbound time, exactly as
- * `insertMessage` + `applyMessageToConversation` do one by one. Events of a chat with no conversation yet
+ * The projection of messages (SPEC "Inbound webhook processing order", step 6), one statement for a whole
+ * batch of them, one round trip. For each event it resolves the active receiving account, locks the
+ * conversation, inserts the message (ignoring a platform id already projected) and moves the
+ * conversation: last message (never back to an older platform time, preview per `previewOf`), unread
+ * count and last inbound time of inbound messages, sender name. Events of a chat with no conversation yet
  * come back with their account only; the caller creates their conversations and runs the statement again
- * for them. The worker batches distinct chats
- * only, so no two events of one batch touch the same conversation.
+ * for them. The worker batches distinct chats only, so no two events of one batch touch the same
+ * conversation.
  */
 import { preparedIn, type Db } from '../../db/client.js';
 import { rowFromJson } from '../../db/json-row.js';

@@ -58,42 +58,6 @@ export async function registerChannelAccount(db: Db, entityId: number, platform:
   return found;
 }
 
-/**
- * The hot path of an event on a known chat, in one round trip: the active receiving account of
- * `platform` with `externalAccountId` and its conversation `externalChatId`, the conversation row locked.
- * Undefined when either is missing (the caller then resolves the account on its own).
- */
-export async function lockConversationOfAccount(
-  db: Db,
-  platform: Platform,
-  externalAccountId: string,
-  externalChatId: string,
-): Promise<{ account: ChannelAccountRef; conversation: ConversationRow; entityHasQueues: boolean } | undefined> {
-  const [row] = await db
-    .select({
-      conversation,
-      accountId: entityChannelAccount.id,
-      accountEntityId: entityChannelAccount.entityId,
-      channelTypeCode: entityChannelAccount.channelTypeCode,
-      // Routing's first question, answered here to save it a round trip (routing.engine.ts).
-      entityHasQueues: sql<boolean>`exists(select 1 from routing_queue q where q.entity_id = ${conversation.entityId})`,
-    })
-    .from(conversation)
-    .innerJoin(entityChannelAccount, eq(entityChannelAccount.id, conversation.entityChannelAccountId))
-    .where(
-      and(
-        eq(entityChannelAccount.externalAccountId, externalAccountId),
-        inArray(entityChannelAccount.channelTypeCode, PLATFORM_CODES[platform]),
-        eq(entityChannelAccount.isActive, true),
-        eq(conversation.externalChatId, externalChatId),
-      ),
-    )
-    .limit(1)
-    .for('update', { of: conversation });
-  if (!row) return undefined;
-  return { account: { id: row.accountId, entityId: row.accountEntityId, channelTypeCode: row.channelTypeCode }, conversation: row.conversation, entityHasQueues: row.entityHasQueues };
-}
-
 export async function lockConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
   const [row] = await db
     .select()
@@ -144,24 +108,6 @@ export async function insertMessage(db: Db, values: typeof message.$inferInsert)
 /** The inbox preview of a message: its text (first 200 UTF-16 units) or `[type]` when it has none. */
 export function previewOf(m: { text: string | null; type: string }): string {
   return m.text !== null && m.text !== '' ? m.text.slice(0, 200) : `[${m.type}]`;
-}
-
-/** Moves the conversation's last message forward (never back to an older platform time) and counts unread inbound. */
-export async function applyMessageToConversation(db: Db, conv: ConversationRow, m: MessageRow, senderName: string | null): Promise<ConversationRow> {
-  const newer = conv.lastMessageAt === null || m.occurredAt.getTime() >= conv.lastMessageAt.getTime();
-  const inbound = m.direction === 'inbound';
-  const preview = previewOf(m);
-  const [row] = await db
-    .update(conversation)
-    .set({
-      ...(newer ? { lastMessageId: m.id, lastMessagePreview: preview, lastMessageAt: m.occurredAt } : {}),
-      ...(inbound ? { unreadCount: sql`${conversation.unreadCount} + 1`, lastInboundAt: sql`greatest(${conversation.lastInboundAt}, ${m.occurredAt.toISOString()}::timestamptz)` } : {}),
-      ...(inbound && senderName !== null ? { senderName } : {}),
-      updatedAt: new Date(),
-    })
-    .where(eq(conversation.id, conv.id))
-    .returning();
-  return row!;
 }
 
 export async function findMessageForUpdate(db: Db, entityId: number, externalMessageId: string): Promise<MessageRow | undefined> {

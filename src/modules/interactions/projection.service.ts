@@ -37,13 +37,16 @@ const CHANNEL_TYPE: Record<Platform, ContactChannelType> = { whatsapp: 'whatsapp
 
 /** Applies `event`; `unroutable` when no entity owns the receiving account. */
 export async function applyEvent(db: Db, event: CanonicalEvent): Promise<ApplyResult> {
-  // Most messages belong to a known chat: account and locked conversation come in one query.
-  const hit = event.kind === 'message' ? await repo.lockConversationOfAccount(db, event.platform, event.account_id, event.external_chat_id) : undefined;
-  const account = hit?.account ?? (await resolveAccount(db, event));
+  const account = await resolveAccount(db, event);
   if (!account) return { outcome: 'unroutable' };
+  // Messages have one projection, the batch statement, whether they come alone or in a batch.
+  if (event.kind === 'message') {
+    const [result] = await applyMessageBatch(db, [event]);
+    if (!result) throw new Error(`Channel account ${event.account_id} is no longer active`);
+    return result;
+  }
   const effects: Effects = { realtime: [], domain: [] };
-  if (event.kind === 'message') await applyMessage(db, account, event, effects, hit?.conversation ?? null, hit?.entityHasQueues);
-  else if (event.kind === 'status') await applyStatusEvent(db, account, event, effects);
+  if (event.kind === 'status') await applyStatusEvent(db, account, event, effects);
   return { outcome: 'processed', entityId: account.entityId, effects };
 }
 
@@ -90,12 +93,10 @@ async function ensureConversation(
   account: repo.ChannelAccountRef,
   event: { platform: Platform; external_chat_id: string; sender: { name: string | null; phone: string | null } | null },
   effects: Effects,
-  /** The conversation already locked by the caller; null when the caller's lookup found none. */
-  locked?: ConversationRow | null,
 ): Promise<ConversationContext> {
-  // A conversation created since the caller's lookup makes the insert below conflict and lock it.
-  const existing = locked === undefined ? await repo.lockConversation(db, account.id, event.external_chat_id) : locked;
+  const existing = await repo.lockConversation(db, account.id, event.external_chat_id);
   if (existing) return { conversation: existing, created: false };
+  // A conversation created since the lookup makes the insert below conflict; it is then locked.
   const contact = await findOrCreateContact(db, account.entityId, { ...senderChannel(event), name: event.sender?.name ?? null });
   if (contact.created) pushContactCreated(effects, account.entityId, contact);
   const inserted = await repo.insertConversation(db, newConversation(account, event, contact));
@@ -120,38 +121,6 @@ async function createConversations(db: Db, items: { account: repo.ChannelAccount
   });
   const created = await repo.insertConversations(db, items.map((m, i) => newConversation(m.account, m.event, contacts[i]!)));
   for (const m of items) m.created = created.has(`${m.account.id}:${m.event.external_chat_id}`);
-}
-
-async function applyMessage(
-  db: Db,
-  account: repo.ChannelAccountRef,
-  event: CanonicalMessageEvent,
-  effects: Effects,
-  locked: ConversationRow | null,
-  entityHasQueues: boolean | undefined,
-): Promise<void> {
-  const { conversation: conv, created } = await ensureConversation(db, account, event, effects, locked);
-  const occurredAt = new Date(event.occurred_at);
-  const inbound = event.direction === 'inbound';
-  const m = await repo.insertMessage(db, {
-    entityId: account.entityId,
-    conversationId: conv.id,
-    direction: event.direction,
-    type: event.message.type,
-    text: event.message.text,
-    content: event.message.content,
-    externalMessageId: event.message_id,
-    replyToExternalId: event.message.reply_to,
-    mediaId: event.message.media_id,
-    status: inbound ? null : 'sent',
-    statusRank: inbound ? 0 : 1,
-    sentAt: inbound ? null : occurredAt,
-    occurredAt,
-    occurredAtMs: occurredAt.getTime(),
-  });
-  if (!m) return; // already projected (same platform id seen through another path)
-  const updated = await repo.applyMessageToConversation(db, conv, m, inbound ? event.sender.name : null);
-  await followMessage(db, { account, event, message: m, conversation: updated, created, isFirst: conv.lastInboundAt === null, entityHasQueues }, effects);
 }
 
 /**
