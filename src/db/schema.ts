@@ -13,6 +13,7 @@ export * from '../modules/records/lead.table.js';
 export * from '../modules/records/contact.table.js';
 export * from '../modules/records/entity-channel-account.table.js';
 export * from '../modules/records/assignment.table.js';
+export * from '../modules/cartera/cartera-item.table.js';
 export * from '../modules/erp-session/erp-session.table.js';
 export * from '../modules/catalogs/catalog-cache.table.js';
 export * from '../modules/custom-fields/custom-field.table.js';

@@ -1,12 +1,14 @@
 /**
- * The cartera read model: leads (erp_id null) or clients (erp_id set) with their group, stored sellers
- * (`lead_seller`) and latest contact, filtered, sorted and paginated in SQL. Reads the records tables directly because it
- * is a read-only projection of them; every statement is scoped by entity.
+ * Reads of the cartera read model (`cartera_item`, one row per lead, kept by database triggers: see
+ * cartera-item.table.ts): leads (erp_id null) or clients (erp_id set) filtered, sorted and paginated in
+ * SQL. A page is one index range scan of the entity's rows with no joins; every statement is scoped by
+ * entity.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PreparedRunner } from '../records/prepared-sql.js';
 import { COUNT_CAP, likePattern } from '../../platform/http/pagination.js';
-import { hasEffectiveSeller, hasNoSeller } from '../records/seller-derivation.sql.js';
+import { hasEffectiveSeller } from '../records/seller-derivation.sql.js';
+import type { CarteraItemSeller } from './cartera-item.table.js';
 
 export type CarteraKind = 'lead' | 'client';
 
@@ -27,11 +29,15 @@ export interface CarteraRow {
   erp_id: string | null;
   /** ISO-8601 text, as `toISOString()` renders it. */
   created_at: string;
-  /** Stored sellers of both sources as `[employee id, name, via, assignment id]`, in no order; null when none. */
-  sellers: [number, string, 'lead' | 'group', number][] | null;
+  /** Both sources of the derivation, each in assignment order; null when the lead has no seller. */
+  sellers: { direct: CarteraItemSeller[]; inherited: CarteraItemSeller[] } | null;
   /** The latest contact of the lead (null columns when it has none). */
   contact_id: number | null;
   contact_name: string | null;
+  /** The lead's conversation with the latest message (null columns when it has none); time as ISO-8601 text. */
+  conversation_id: number | null;
+  interaction_channel: string | null;
+  interaction_at: string | null;
   /** Capped count of the filtered view, on page queries only. */
   total?: number;
 }
@@ -43,16 +49,16 @@ export interface CarteraDetailRow extends CarteraRow {
   tax_id: string | null;
 }
 
-/** Each sort inside the page (`l` lead, `g` group) and again on the page's rows (`p`), which joins do not keep in order. */
-const SORTS: Record<string, { inner: SQL; outer: SQL }> = {
-  creation: { inner: sql`l.created_at asc, l.id asc`, outer: sql`p.created_at asc, p.id asc` },
-  '-creation': { inner: sql`l.created_at desc, l.id desc`, outer: sql`p.created_at desc, p.id desc` },
-  name: { inner: sql`l.name asc, l.id asc`, outer: sql`p.name asc, p.id asc` },
-  '-name': { inner: sql`l.name desc, l.id desc`, outer: sql`p.name desc, p.id desc` },
-  group: { inner: sql`g.name asc, l.id asc`, outer: sql`p.group_name asc, p.id asc` },
-  '-group': { inner: sql`g.name desc, l.id desc`, outer: sql`p.group_name desc, p.id desc` },
+/** Each sort, as the order of one of the read model's indexes. */
+const SORTS: Record<string, SQL> = {
+  creation: sql`ci.created_at asc, ci.lead_id asc`,
+  '-creation': sql`ci.created_at desc, ci.lead_id desc`,
+  name: sql`ci.name asc, ci.lead_id asc`,
+  '-name': sql`ci.name desc, ci.lead_id desc`,
+  group: sql`ci.group_name asc, ci.lead_id asc`,
+  '-group': sql`ci.group_name desc, ci.lead_id desc`,
   // Lead id: the detail and the export's keyset batches.
-  id: { inner: sql`l.id`, outer: sql`p.id` },
+  id: sql`ci.lead_id`,
 };
 
 /** What of a filter the statement text depends on; values are placeholders (`entityId`, `groupId`, `leadId`, `sellerId`, `search`). */
@@ -92,48 +98,33 @@ function filterValuesOf(entityId: number, f: CarteraFilter) {
 }
 
 function whereOf(shape: FilterShape): SQL {
-  const parts: SQL[] = [sql`l.entity_id = ${sql.placeholder('entityId')}`, shape.kind === 'client' ? sql`l.erp_id is not null` : sql`l.erp_id is null`];
-  if (shape.group) parts.push(sql`l.group_id = ${sql.placeholder('groupId')}`);
-  if (shape.lead) parts.push(sql`l.id = ${sql.placeholder('leadId')}`);
-  if (shape.seller) parts.push(hasEffectiveSeller(sql`l`, sql.placeholder('sellerId')));
-  if (shape.unassigned) parts.push(hasNoSeller(sql`l`));
-  if (shape.search) parts.push(sql`(l.name ilike ${sql.placeholder('search')} or g.name ilike ${sql.placeholder('search')})`);
+  const parts: SQL[] = [sql`ci.entity_id = ${sql.placeholder('entityId')}`, shape.kind === 'client' ? sql`ci.is_client` : sql`not ci.is_client`];
+  if (shape.group) parts.push(sql`ci.group_id = ${sql.placeholder('groupId')}`);
+  if (shape.lead) parts.push(sql`ci.lead_id = ${sql.placeholder('leadId')}`);
+  if (shape.seller) parts.push(hasEffectiveSeller(sql`ci.lead_id`, sql`ci.entity_id`, sql.placeholder('sellerId')));
+  if (shape.unassigned) parts.push(sql`ci.sellers is null`);
+  if (shape.search) parts.push(sql`(ci.name ilike ${sql.placeholder('search')} or ci.group_name ilike ${sql.placeholder('search')})`);
   return sql.join(parts, sql` and `);
 }
 
-/** Counting subquery, capped (the join with the group is only needed when searching its name). */
+/** Counting subquery, capped. */
 function cappedCount(shape: FilterShape, bigCap: boolean): SQL {
-  const join = shape.search ? sql` join crm_group g on g.id = l.group_id` : sql``;
-  return sql`(select count(*)::int from (select 1 from lead l${join} where ${whereOf(shape)} ${countCapLimit(bigCap)}) capped)`;
+  return sql`(select count(*)::int from (select 1 from cartera_item ci where ${whereOf(shape)} ${countCapLimit(bigCap)}) capped)`;
 }
 
 /**
- * The view's statement: the page of leads first (filters, order, page window or keyset), then the
- * sellers and latest contacts of all its leads at once (one index scan each over the page's ids, not one
- * subquery per row), joined back and put in order again. Sellers are JSON arrays, unordered: building
- * JSON objects and sorting inside the aggregate took a third of the statement's time; the service
- * orders them. `detail` adds the lead's contact fields, `total` a last column with the capped count.
+ * The view's statement: one scan of the read model in the sort's index order (page window or keyset).
+ * `detail` adds the lead's contact fields, `total` a last column with the capped count.
  */
 function viewStatement(shape: ViewShape): SQL {
   const order = SORTS[shape.sort] ?? SORTS['-creation']!;
-  const keyset = shape.keyset ? sql` and l.id > ${sql.placeholder('afterId')}` : sql``;
-  const detail = shape.detail ? sql`, l.email, l.phone, l.tax_id` : sql``;
-  return sql`with page as materialized (
-      select l.id, l.group_id, g.name as group_name, l.name, l.erp_id, l.created_at${detail}
-        from lead l join crm_group g on g.id = l.group_id
-        where ${whereOf(shape)}${keyset} order by ${order.inner} ${pageWindow(shape.limit, shape.offset)}),
-    sellers as materialized (
-      select ls.lead_id, json_agg(json_build_array(e.id, e.name, ls.via, ls.assignment_id)) as sellers
-        from lead_seller ls join employee e on e.id = ls.employee_id
-        where ls.lead_id = any(array(select id from page)) group by ls.lead_id),
-    contacts as materialized (
-      select distinct on (c.lead_id) c.lead_id, c.id, c.name from contact c
-        where c.entity_id = ${sql.placeholder('entityId')} and c.lead_id = any(array(select id from page))
-        order by c.lead_id, c.created_at desc, c.id desc)
-    select p.id, p.group_id, p.group_name, p.name, p.erp_id, ${isoTimestamp(sql`p.created_at`)} as created_at${shape.detail ? sql`, p.email, p.phone, p.tax_id` : sql``},
-      s.sellers, c.id as contact_id, c.name as contact_name${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}
-    from page p left join sellers s on s.lead_id = p.id left join contacts c on c.lead_id = p.id
-    order by ${order.outer}`;
+  const keyset = shape.keyset ? sql` and ci.lead_id > ${sql.placeholder('afterId')}` : sql``;
+  return sql`select ci.lead_id as id, ci.group_id, ci.group_name, ci.name, ci.erp_id, ${isoTimestamp(sql`ci.created_at`)} as created_at,
+      ci.sellers, ci.contact_id, ci.contact_name, ci.conversation_id, ci.interaction_channel, ${isoTimestamp(sql`ci.interaction_at`)} as interaction_at${
+        shape.detail ? sql`, l.email, l.phone, l.tax_id` : sql``
+      }${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}
+    from cartera_item ci${shape.detail ? sql` join lead l on l.id = ci.lead_id` : sql``}
+    where ${whereOf(shape)}${keyset} order by ${order} ${pageWindow(shape.limit, shape.offset)}`;
 }
 
 /** Seller filters are planned per call: the best plan depends on the seller's share of the leads (see `RunOptions`). */

@@ -41,7 +41,14 @@ const common = {
     lastPurchase: Nullish,
     frequency: Nullish,
     agenda: Nullish,
-    interaction: Type.Null({ description: 'Latest conversation: not available in this module yet, always null' }),
+    interaction: NullableObject(
+      Type.Object({
+        conversationId: Type.Integer(),
+        channelTypeCode: Type.String({ description: 'Channel of the conversation (chatapp_api, social_messenger, social_dm, ...)' }),
+        lastMessageAt: Type.String({ format: 'date-time', description: 'Time of its latest message, either direction' }),
+      }),
+      { description: "The lead's conversation with the latest message; null when it has none" },
+    ),
 };
 const leadProperties = { ...common, lead: Type.String({ description: 'Lead name' }) };
 const clientProperties = { ...common, client: Type.String({ description: 'Client name' }) };

@@ -1,8 +1,9 @@
 /**
  * The cartera (portfolio) view (SPEC "Cartera (portfolio) view item"). `seller` is derived: the lead's
  * direct assignments win over those inherited from its group; both sources are returned. `contact` is
- * the latest contact of the lead. `lastPurchase`, `frequency`, `agenda` and `interaction` are data this
- * service does not hold yet and are null (never invented).
+ * the latest contact of the lead, `interaction` its conversation with the latest message.
+ * `lastPurchase`, `frequency` and `agenda` are data this service does not hold yet and are null (never
+ * invented).
  */
 import type { PreparedRunner } from '../records/prepared-sql.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -24,7 +25,7 @@ interface CarteraItemBase {
   lastPurchase: null;
   frequency: null;
   agenda: null;
-  interaction: null;
+  interaction: { conversationId: number; channelTypeCode: string; lastMessageAt: string } | null;
 }
 
 /** The SPEC item: `lead` (leads list) or `client` (clients list) holds the record's name. */
@@ -38,25 +39,22 @@ export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> 
 
 /** Maps a view row to the SPEC item; the effective seller is the first direct one, else the first inherited one (by assignment). */
 export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): CarteraItem<K> {
-  const direct: { id: number; name: string }[] = [];
-  const inherited: { id: number; name: string }[] = [];
-  // Each source in assignment order (lead and group assignment ids are separate sequences, split after sorting).
-  const sellers = r.sellers ? r.sellers.sort((a, b) => a[3] - b[3]) : [];
-  for (const [id, name, via] of sellers) (via === 'lead' ? direct : inherited).push({ id, name });
-  const first = direct[0] ?? inherited[0];
+  const sellers = r.sellers ?? { direct: [], inherited: [] };
+  const direct = sellers.direct[0];
+  const first = direct ?? sellers.inherited[0];
   const item: CarteraItemBase & Partial<Record<CarteraKind, string>> = {
     id: r.id,
     groupId: r.group_id,
     group: r.group_name,
     erpId: r.erp_id,
     creation: r.created_at,
-    seller: first ? { id: first.id, name: first.name, source: direct[0] ? 'lead' : 'group' } : null,
-    sellers: { direct, inherited },
+    seller: first ? { id: first.id, name: first.name, source: direct ? 'lead' : 'group' } : null,
+    sellers,
     contact: r.contact_id === null ? null : { id: r.contact_id, name: r.contact_name! },
     lastPurchase: null,
     frequency: null,
     agenda: null,
-    interaction: null,
+    interaction: r.conversation_id === null ? null : { conversationId: r.conversation_id, channelTypeCode: r.interaction_channel!, lastMessageAt: r.interaction_at! },
   };
   // The name goes under the list's own key (SPEC "client/lead").
   item[kind] = r.name;

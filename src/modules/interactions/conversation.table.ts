@@ -51,5 +51,7 @@ export const conversation = pgTable(
     index('conversation_entity_id_last_message_at_idx').on(t.entityId, t.lastMessageAt, t.id),
     index('conversation_entity_id_assigned_employee_id_idx').on(t.entityId, t.assignedEmployeeId, t.assignmentStatus),
     index('conversation_queue_id_queued_at_idx').on(t.queueId, t.queuedAt),
+    // A lead's conversations: the cartera read model's latest interaction.
+    index('conversation_lead_id_idx').on(t.leadId),
   ],
 );

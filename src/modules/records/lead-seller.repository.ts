@@ -23,6 +23,16 @@ function leadsOf(entityId: number, scope: LeadSellerScope): SQL {
 }
 
 /**
+ * Takes the entity's seller-refresh lock, held until the transaction ends. `refreshLeadSellers` takes it
+ * itself; a transaction that writes rows the cartera read model derives from (the lead, its contacts)
+ * before refreshing takes it first, so it never holds a `cartera_item` row while waiting for a
+ * refresh that needs that row (a deadlock).
+ */
+export async function lockLeadSellers(tx: Db, entityId: number): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${LEAD_SELLER_LOCK}, ${entityId})`);
+}
+
+/**
  * Recomputes the stored sellers of the leads in `scope` from the assignments as `tx` sees them. Run it
  * inside the transaction of the change, after the change. It first takes the entity's advisory lock,
  * held until commit, so a concurrent change in the same entity refreshes only after this one commits,
@@ -31,7 +41,7 @@ function leadsOf(entityId: number, scope: LeadSellerScope): SQL {
 export async function refreshLeadSellers(tx: Db, entityId: number, scope: LeadSellerScope): Promise<void> {
   if (('leadIds' in scope && scope.leadIds.length === 0) || ('groupIds' in scope && scope.groupIds.length === 0)) return;
   const leads = leadsOf(entityId, scope);
-  await tx.execute(sql`select pg_advisory_xact_lock(${LEAD_SELLER_LOCK}, ${entityId})`);
+  await lockLeadSellers(tx, entityId);
   await tx.execute(sql`delete from lead_seller s using lead l where s.lead_id = l.id and ${leads}`);
   await tx.execute(sql`insert into lead_seller (entity_id, lead_id, employee_id, via, assignment_id, effective)
     select l.entity_id, l.id, la.employee_id, 'lead'::lead_seller_via, la.id, true

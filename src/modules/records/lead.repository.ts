@@ -5,7 +5,7 @@ import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
 import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PageShape, type PreparedRunner } from './prepared-sql.js';
-import { refreshLeadSellers } from './lead-seller.repository.js';
+import { lockLeadSellers, refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadRow = typeof lead.$inferSelect;
 export type LeadValues = Partial<Pick<LeadRow, 'groupId' | 'name' | 'erpId' | 'email' | 'phone' | 'taxId'>>;
@@ -31,7 +31,7 @@ function listWhere(shape: LeadListShape): SQL {
   if (shape.kind === 'client') parts.push(sql`l.erp_id is not null`);
   if (shape.kind === 'lead') parts.push(sql`l.erp_id is null`);
   if (shape.search) parts.push(sql`(l.name ilike ${sql.placeholder('search')} or l.email ilike ${sql.placeholder('search')} or l.erp_id ilike ${sql.placeholder('search')})`);
-  if (shape.employee) parts.push(hasEffectiveSeller(sql`l`, sql.placeholder('employeeId')));
+  if (shape.employee) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.entity_id`, sql.placeholder('employeeId')));
   return sql.join(parts, sql` and `);
 }
 
@@ -103,6 +103,7 @@ export async function insertLead(db: Db, entityId: number, values: LeadValues & 
  */
 export async function updateLead(db: Db, entityId: number, id: number, values: LeadValues): Promise<LeadRow | undefined> {
   return db.transaction(async (tx) => {
+    if (values.groupId !== undefined) await lockLeadSellers(tx, entityId);
     const rows = await tx
       .update(lead)
       .set({ ...values, updatedAt: sql`now()` })

@@ -1,0 +1,51 @@
+import { boolean, index, integer, json, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { entityIdColumn } from '../../db/columns.js';
+import { lead } from '../records/lead.table.js';
+
+/** A lead's seller as the cartera item shows it. */
+export interface CarteraItemSeller {
+  id: number;
+  name: string;
+}
+
+/**
+ * The cartera read model (SPEC "Cartera (portfolio) view item"): one row per lead holding everything
+ * its portfolio row shows, so a page is one index range scan. Written only by the database triggers of
+ * migrations/0001_cartera_item_maintenance.sql, in the transaction of every change to a lead, its group,
+ * contacts, stored sellers (`lead_seller`), the sellers' names or its conversations; never by the service
+ * (docs/decisions.md, "Cartera read model").
+ */
+export const carteraItem = pgTable(
+  'cartera_item',
+  {
+    leadId: integer()
+      .primaryKey()
+      .references(() => lead.id, { onDelete: 'cascade' }),
+    entityId: entityIdColumn(),
+    /** The lead has an `erp_id`: it is listed under clients. */
+    isClient: boolean().notNull(),
+    groupId: integer().notNull(),
+    groupName: text().notNull(),
+    name: text().notNull(),
+    erpId: text(),
+    /** The lead's `created_at`. */
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+    /** Both sources of the seller derivation, each in assignment order; null when the lead has no seller at all. */
+    sellers: json().$type<{ direct: CarteraItemSeller[]; inherited: CarteraItemSeller[] }>(),
+    /** The latest contact of the lead (by `created_at`, then id). */
+    contactId: integer(),
+    contactName: text(),
+    /** The lead's conversation with the latest message. */
+    conversationId: integer(),
+    interactionChannel: text(),
+    interactionAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    // One index per sort of the lists, and the export's keyset order.
+    index('cartera_item_entity_id_is_client_created_at_idx').on(t.entityId, t.isClient, t.createdAt, t.leadId),
+    index('cartera_item_entity_id_is_client_name_idx').on(t.entityId, t.isClient, t.name, t.leadId),
+    index('cartera_item_entity_id_is_client_group_name_idx').on(t.entityId, t.isClient, t.groupName, t.leadId),
+    index('cartera_item_entity_id_is_client_lead_id_idx').on(t.entityId, t.isClient, t.leadId),
+    index('cartera_item_entity_id_group_id_idx').on(t.entityId, t.groupId),
+  ],
+);
