@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { createTestApp, type TestContext } from '../../helpers/test-app.js';
+import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
+import { assignGroup, makeGroup, makeLead } from '../../helpers/records-factories.js';
+import { makeChannelAccount } from '../../helpers/conversation-factories.js';
+import { whatsAppMessage } from '../../../sim/communications/payloads.js';
+
+/**
+ * The cartera lists read a read model the database keeps through triggers; these tests change its
+ * sources through every kind of write (API, the webhook's creation of new senders, plain SQL) and read the
+ * lists back.
+ */
+let t: TestContext;
+let entityA: number;
+let token: string;
+let seller: Member;
+let other: Member;
+
+const CODES = ['cartera.leads_list.view', 'cartera.clients_list.view', 'groups.edit', 'leads.edit', 'contacts.create', 'contacts.edit', 'lead_assignments.manage'];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const db = t.database.db;
+  entityA = (await makeEntity(db)).id;
+  token = await tokenFor(t.app, await makeMember(db, { entityId: entityA, codes: CODES }));
+  seller = await makeMember(db, { entityId: entityA, name: 'Sara Seller' });
+  other = await makeMember(db, { entityId: entityA, name: 'Otto Other' });
+});
+afterAll(async () => t.close());
+
+const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+type Item = Record<string, unknown> & { id: number };
+async function itemOf(kind: 'leads' | 'clients', id: number): Promise<Item | undefined> {
+  const res = await call('GET', `/cartera/${kind}?limit=200`);
+  expect(res.statusCode).toBe(200);
+  return (res.json().data as Item[]).find((i) => i.id === id);
+}
+
+describe('cartera read model', () => {
+  it('follows renames, moves, new contacts and conversions made through the API', async () => {
+    const group = await makeGroup(t.database.db, entityA, 'Old Name');
+    const target = await makeGroup(t.database.db, entityA, 'Target Group');
+    await assignGroup(t.database.db, entityA, other.employeeId, target.id);
+    const lead = await makeLead(t.database.db, { entityId: entityA, groupId: group.id, name: 'Moving Lead' });
+    expect(await itemOf('leads', lead.id)).toMatchObject({ group: 'Old Name', lead: 'Moving Lead', contact: null, seller: null, interaction: null });
+
+    expect((await call('PATCH', `/groups/${group.id}`, { name: 'New Name' })).statusCode).toBe(200);
+    expect(await itemOf('leads', lead.id)).toMatchObject({ group: 'New Name', groupId: group.id });
+
+    const contact = (await call('POST', '/contacts', { lead_id: lead.id, name: 'First Person' })).json();
+    expect(await itemOf('leads', lead.id)).toMatchObject({ contact: { id: contact.id, name: 'First Person' } });
+    expect((await call('PATCH', `/contacts/${contact.id}`, { name: 'Renamed Person' })).statusCode).toBe(200);
+    expect(await itemOf('leads', lead.id)).toMatchObject({ contact: { id: contact.id, name: 'Renamed Person' } });
+
+    expect((await call('PATCH', `/leads/${lead.id}`, { group_id: target.id, name: 'Moved Lead' })).statusCode).toBe(200);
+    expect(await itemOf('leads', lead.id)).toMatchObject({
+      group: 'Target Group',
+      groupId: target.id,
+      lead: 'Moved Lead',
+      seller: { id: other.employeeId, name: 'Otto Other', source: 'group' },
+    });
+
+    // A contact moved to another lead leaves its old lead without a contact.
+    const second = await makeLead(t.database.db, { entityId: entityA, groupId: target.id, name: 'Second Lead' });
+    expect((await call('PATCH', `/contacts/${contact.id}`, { lead_id: second.id })).statusCode).toBe(200);
+    expect(await itemOf('leads', lead.id)).toMatchObject({ contact: null });
+    expect(await itemOf('leads', second.id)).toMatchObject({ contact: { id: contact.id } });
+
+    expect((await call('PATCH', `/leads/${lead.id}`, { erp_id: 'ERP-RM-1' })).statusCode).toBe(200);
+    expect(await itemOf('leads', lead.id)).toBeUndefined();
+    expect(await itemOf('clients', lead.id)).toMatchObject({ client: 'Moved Lead', erpId: 'ERP-RM-1' });
+  });
+
+  it("follows a seller's new name and assignments, and lists the lead without sellers as unassigned again", async () => {
+    const group = await makeGroup(t.database.db, entityA);
+    const lead = await makeLead(t.database.db, { entityId: entityA, groupId: group.id, name: 'Seller Lead' });
+    const assigned = await call('POST', '/lead-assignments', { lead_id: lead.id, employee_id: seller.employeeId });
+    expect(assigned.statusCode).toBe(201);
+    expect(await itemOf('leads', lead.id)).toMatchObject({ seller: { id: seller.employeeId, name: 'Sara Seller', source: 'lead' } });
+
+    // Employees are renamed by the ERP membership sync, which writes the table directly.
+    await t.database.db.execute(sql`update employee set name = 'Sara Renamed' where id = ${seller.employeeId}`);
+    expect(await itemOf('leads', lead.id)).toMatchObject({ seller: { name: 'Sara Renamed' }, sellers: { direct: [{ id: seller.employeeId, name: 'Sara Renamed' }] } });
+    await t.database.db.execute(sql`update employee set name = 'Sara Seller' where id = ${seller.employeeId}`);
+
+    expect((await call('DELETE', `/lead-assignments/${assigned.json().id}`)).statusCode).toBeLessThan(300);
+    expect(await itemOf('leads', lead.id)).toMatchObject({ seller: null, sellers: { direct: [], inherited: [] } });
+    const unassigned = (await call('GET', '/cartera/leads?unassigned=true&limit=200')).json().data as Item[];
+    expect(unassigned.map((i) => i.id)).toContain(lead.id);
+  });
+
+  it('lists leads written with plain SQL, around the service, with their group and contact', async () => {
+    const group = await makeGroup(t.database.db, entityA, 'Bulk Group');
+    await t.database.db.execute(sql`insert into lead (entity_id, group_id, name) select ${entityA}, ${group.id}, 'Bulk ' || i from generate_series(1, 3) i`);
+    await t.database.db.execute(sql`insert into contact (entity_id, group_id, lead_id, name) select entity_id, group_id, id, 'Contact of ' || name from lead where group_id = ${group.id}`);
+    const res = await call('GET', `/cartera/leads?group_id=${group.id}&sort=name`);
+    expect(res.json().data.map((i: Item) => [i.lead, i.group, (i.contact as { name: string }).name])).toEqual([
+      ['Bulk 1', 'Bulk Group', 'Contact of Bulk 1'],
+      ['Bulk 2', 'Bulk Group', 'Contact of Bulk 2'],
+      ['Bulk 3', 'Bulk Group', 'Contact of Bulk 3'],
+    ]);
+    expect(res.json().pagination).toEqual({ limit: 50, offset: 0, total: 3, total_capped: false });
+  });
+
+  it('stays exact when writes to the same lead and group run concurrently', async () => {
+    const group = await makeGroup(t.database.db, entityA);
+    const lead = await makeLead(t.database.db, { entityId: entityA, groupId: group.id, name: 'Busy Lead' });
+    const writes = [
+      ...Array.from({ length: 8 }, (_, i) => call('POST', '/contacts', { lead_id: lead.id, name: `Person ${i}` })),
+      call('PATCH', `/groups/${group.id}`, { name: 'Busy Group' }),
+      call('POST', '/lead-assignments', { lead_id: lead.id, employee_id: other.employeeId }),
+    ];
+    expect((await Promise.all(writes)).map((r) => r.statusCode).every((s) => s < 300)).toBe(true);
+    const [latest] = (
+      await t.database.db.execute(sql`select id, name from contact where lead_id = ${lead.id} order by created_at desc, id desc limit 1`)
+    ).rows as { id: number; name: string }[];
+    expect(await itemOf('leads', lead.id)).toMatchObject({ group: 'Busy Group', contact: { id: latest!.id, name: latest!.name }, seller: { id: other.employeeId } });
+  });
+
+  it("shows the lead's conversation with the latest message as its interaction", async () => {
+    const account = await makeChannelAccount(t.database.db, { entityId: entityA, externalAccountId: '990011223344' });
+    const send = async (from: string, id: string, timestamp: number) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId: account.externalAccountId }, { from, id, timestamp, name: 'Nueva Clienta' }) });
+      expect(res.statusCode).toBe(200);
+      await t.app.interactionsWorker.idle();
+    };
+    await send('50255501234', 'wamid.RM.1', 1_790_000_000);
+    const search = async () => (await call('GET', '/cartera/leads?search=Nueva%20Clienta')).json().data as Item[];
+    const [created] = await search();
+    expect(created).toMatchObject({
+      lead: 'Nueva Clienta',
+      contact: { name: 'Nueva Clienta' },
+      interaction: { channelTypeCode: 'chatapp_api', lastMessageAt: new Date(1_790_000_000_000).toISOString() },
+    });
+    const conversationId = (created!.interaction as { conversationId: number }).conversationId;
+    expect((await call('GET', `/interactions/conversations/${conversationId}`)).statusCode).toBe(200);
+
+    await send('50255501234', 'wamid.RM.2', 1_790_000_600);
+    expect((await search())[0]).toMatchObject({ interaction: { conversationId, lastMessageAt: new Date(1_790_000_600_000).toISOString() } });
+    // A late, older message does not move the interaction back.
+    await send('50255501234', 'wamid.RM.0', 1_789_999_000);
+    expect((await search())[0]).toMatchObject({ interaction: { conversationId, lastMessageAt: new Date(1_790_000_600_000).toISOString() } });
+  });
+});
