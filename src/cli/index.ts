@@ -10,6 +10,7 @@
  *                       [--allow code,code] [--deny code,code]
  *   super-admin:grant --email a@b.com
  *   lead-sellers:rebuild --entity 3   (after assignments or leads were written with SQL, around the service)
+ *   cartera:rebuild --entity 3        (after rows were written with the database's triggers disabled, e.g. a restore)
  */
 import { parseArgs } from 'node:util';
 import { and, eq } from 'drizzle-orm';
@@ -21,6 +22,7 @@ import { appUser } from '../modules/admin/user.table.js';
 import { employee } from '../modules/admin/employee.table.js';
 import { findRoleByName } from '../modules/admin/role.repository.js';
 import { rebuildLeadSellers } from '../modules/records/lead-seller.repository.js';
+import { rebuildCarteraItems } from '../modules/cartera/cartera.repository.js';
 import { AppError } from '../platform/errors.js';
 
 class UsageError extends Error {}
@@ -122,6 +124,11 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
       const entityId = int(required(values, 'entity'), 'entity')!;
       const count = await rebuildLeadSellers(db, entityId);
       return `entity ${entityId}: stored sellers rebuilt (${count} rows)`;
+    }
+    case 'cartera:rebuild': {
+      const entityId = int(required(values, 'entity'), 'entity')!;
+      const count = await rebuildCarteraItems(db, entityId);
+      return `entity ${entityId}: cartera rows rebuilt (${count} leads)`;
     }
     default:
       throw new UsageError(`unknown command ${command || '(none)'}`);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
 import { bearer, makeEntity, makeMember } from '../helpers/factories.js';
@@ -71,6 +72,21 @@ describe('operator CLI', () => {
       { lead_id: lead.id, via: 'group', effective: true },
       { lead_id: other.id, via: 'lead', effective: true },
     ]);
+  });
+
+  it("rebuilds an entity's cartera rows after rows were written with the triggers disabled", async () => {
+    const db = t.database.db;
+    const entityId = (await makeEntity(db)).id;
+    const lead = await makeLead(db, { entityId, name: 'Restored Lead' });
+    const nameInCartera = async () => (await t.database.executeSql('select name from cartera_item where lead_id = $1', [lead.id])).rows[0]?.name;
+    // A restore with triggers disabled writes the source tables only.
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql`update lead set name = 'Renamed While Restoring' where id = ${lead.id}`);
+    });
+    expect(await nameInCartera()).toBe('Restored Lead');
+    expect(await runCommand(db, 'cartera:rebuild', ['--entity', String(entityId)])).toBe(`entity ${entityId}: cartera rows rebuilt (1 leads)`);
+    expect(await nameInCartera()).toBe('Renamed While Restoring');
   });
 
   it('refuses unknown permission codes and unknown commands', async () => {

@@ -5,6 +5,7 @@
  * entity.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
 import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PreparedRunner } from '../records/prepared-sql.js';
 import { COUNT_CAP, likePattern } from '../../platform/http/pagination.js';
 import { hasEffectiveSeller } from '../records/seller-derivation.sql.js';
@@ -179,4 +180,20 @@ export async function selectCarteraBatch(database: PreparedRunner, entityId: num
   const filter = filterShapeOf(f);
   const shape: ViewShape = { ...filter, sort: 'id', limit: size, offset: false, keyset: true, detail: false, total: null };
   return runShaped<CarteraRow, ViewShape>(database, 'crm_cartera_batch', shape, viewStatement, { ...filterValuesOf(entityId, f), afterId }, optionsOf(filter));
+}
+
+/**
+ * Derives every read-model row of the entity's leads again from the source tables (the triggers'
+ * `cartera_item_refresh`), in one transaction; returns the number of leads. Only needed after writes
+ * that bypassed triggers (a restore with triggers disabled, `session_replication_role = replica`).
+ */
+export async function rebuildCarteraItems(db: Db, entityId: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [row] = await queryRows<{ n: number }>(
+      tx,
+      sql`with leads as (select array(select id from lead where entity_id = ${entityId}) as ids)
+          select cardinality(ids) as n, cartera_item_refresh(ids) from leads`,
+    );
+    return row?.n ?? 0;
+  });
 }

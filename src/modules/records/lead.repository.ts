@@ -99,7 +99,8 @@ export async function insertLead(db: Db, entityId: number, values: LeadValues & 
 
 /**
  * Updates a lead in one transaction; moving it to another group moves its contacts' denormalized
- * `group_id` and replaces its inherited stored sellers too.
+ * `group_id` and replaces its inherited stored sellers too (taking the entity's seller-refresh lock first:
+ * see `lockLeadSellers`).
  */
 export async function updateLead(db: Db, entityId: number, id: number, values: LeadValues): Promise<LeadRow | undefined> {
   return db.transaction(async (tx) => {

@@ -5,6 +5,7 @@ import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../hel
 import { assignGroup, makeGroup, makeLead } from '../../helpers/records-factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
+import { queryRows } from '../../../src/db/client.js';
 
 /**
  * The cartera lists read a read model the database keeps through triggers; these tests change its
@@ -112,9 +113,10 @@ describe('cartera read model', () => {
       call('POST', '/lead-assignments', { lead_id: lead.id, employee_id: other.employeeId }),
     ];
     expect((await Promise.all(writes)).map((r) => r.statusCode).every((s) => s < 300)).toBe(true);
-    const [latest] = (
-      await t.database.db.execute(sql`select id, name from contact where lead_id = ${lead.id} order by created_at desc, id desc limit 1`)
-    ).rows as { id: number; name: string }[];
+    const [latest] = await queryRows<{ id: number; name: string }>(
+      t.database.db,
+      sql`select id, name from contact where lead_id = ${lead.id} order by created_at desc, id desc limit 1`,
+    );
     expect(await itemOf('leads', lead.id)).toMatchObject({ group: 'Busy Group', contact: { id: latest!.id, name: latest!.name }, seller: { id: other.employeeId } });
   });
 
