@@ -78,32 +78,8 @@ END $$;
 CREATE TRIGGER cartera_item_group_update AFTER UPDATE ON crm_group REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
   FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_group();
 --> statement-breakpoint
-CREATE FUNCTION cartera_item_on_contact() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-    PERFORM cartera_item_refresh(ARRAY(SELECT DISTINCT lead_id FROM new_rows));
-  ELSIF TG_OP = 'DELETE' THEN
-    PERFORM cartera_item_refresh(ARRAY(SELECT DISTINCT lead_id FROM old_rows));
-  ELSE
-    -- A contact moved to another lead changes the latest contact of both.
-    PERFORM cartera_item_refresh(ARRAY(
-      SELECT DISTINCT x.lead_id FROM new_rows n JOIN old_rows o ON o.id = n.id
-        CROSS JOIN LATERAL (VALUES (n.lead_id), (o.lead_id)) x(lead_id)
-       WHERE (n.lead_id, n.name, n.created_at) IS DISTINCT FROM (o.lead_id, o.name, o.created_at)));
-  END IF;
-  RETURN NULL;
-END $$;
---> statement-breakpoint
-CREATE TRIGGER cartera_item_contact_insert AFTER INSERT ON contact REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_contact();
---> statement-breakpoint
-CREATE TRIGGER cartera_item_contact_update AFTER UPDATE ON contact REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_contact();
---> statement-breakpoint
-CREATE TRIGGER cartera_item_contact_delete AFTER DELETE ON contact REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_contact();
---> statement-breakpoint
-CREATE FUNCTION cartera_item_on_lead_seller() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Rows that name their lead (contacts, stored sellers): the leads named before and after the statement.
+CREATE FUNCTION cartera_item_on_lead_rows() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     PERFORM cartera_item_refresh(ARRAY(SELECT DISTINCT lead_id FROM new_rows));
@@ -115,14 +91,23 @@ BEGIN
   RETURN NULL;
 END $$;
 --> statement-breakpoint
+CREATE TRIGGER cartera_item_contact_insert AFTER INSERT ON contact REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_rows();
+--> statement-breakpoint
+CREATE TRIGGER cartera_item_contact_update AFTER UPDATE ON contact REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_rows();
+--> statement-breakpoint
+CREATE TRIGGER cartera_item_contact_delete AFTER DELETE ON contact REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_rows();
+--> statement-breakpoint
 CREATE TRIGGER cartera_item_lead_seller_insert AFTER INSERT ON lead_seller REFERENCING NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_seller();
+  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_rows();
 --> statement-breakpoint
 CREATE TRIGGER cartera_item_lead_seller_update AFTER UPDATE ON lead_seller REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_seller();
+  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_rows();
 --> statement-breakpoint
 CREATE TRIGGER cartera_item_lead_seller_delete AFTER DELETE ON lead_seller REFERENCING OLD TABLE AS old_rows
-  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_seller();
+  FOR EACH STATEMENT EXECUTE FUNCTION cartera_item_on_lead_rows();
 --> statement-breakpoint
 CREATE FUNCTION cartera_item_on_employee() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
