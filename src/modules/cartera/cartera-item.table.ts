@@ -11,7 +11,7 @@ export interface CarteraItemSeller {
 /**
  * The cartera read model (SPEC "Cartera (portfolio) view item"): one row per lead holding everything
  * its portfolio row shows, so a page is one index range scan. Written only by the database triggers of
- * migrations/0001_cartera_item_maintenance.sql, in the transaction of every change to a lead, its group,
+ * migrations/0002_cartera_item_maintenance.sql, in the transaction of every change to a lead, its group,
  * contacts, stored sellers (`lead_seller`), the sellers' names or its conversations; never by the service
  * (docs/decisions.md, "Cartera read model").
  */

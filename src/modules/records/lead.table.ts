@@ -23,7 +23,7 @@ export const lead = pgTable(
   (t) => [
     index('lead_entity_id_group_id_idx').on(t.entityId, t.groupId),
     index('lead_entity_id_created_at_idx').on(t.entityId, t.createdAt, t.id),
-    // Lets the cartera count leads (erp_id null) and clients (not null) from the index alone.
+    // Lets GET /leads?kind= count leads (erp_id null) and clients (not null) from the index alone.
     index('lead_entity_id_erp_id_idx').on(t.entityId, t.erpId),
     uniqueIndex('lead_entity_id_erp_id_uq').on(t.entityId, t.erpId).where(sql`${t.erpId} is not null`),
   ],
