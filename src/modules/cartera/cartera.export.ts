@@ -1,12 +1,11 @@
 /**
  * Streams the cartera view as an .xlsx (exceljs streaming writer): rows are read in keyset batches and
- * committed as they go, and each batch waits for the response to drain, so memory stays flat for any
- * number of rows.
+ * committed as they go, and each batch waits until the sheet's XML has gone through the zip to the
+ * response, so memory stays flat for any number of rows.
  */
-import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
 import type { FastifyBaseLogger } from 'fastify';
+import { BackpressuredWorkbookWriter } from '../../platform/xlsx/workbook-writer.js';
 import type { PreparedRunner } from '../records/prepared-sql.js';
 import { selectCarteraBatch, type CarteraFilter } from './cartera.repository.js';
 import { toCarteraItem } from './cartera.service.js';
@@ -16,7 +15,7 @@ const BATCH = 1000;
 /** Returns a stream of the workbook; rows are produced while the stream is consumed. Errors destroy the stream. */
 export function streamCarteraXlsx(database: PreparedRunner, entityId: number, filter: CarteraFilter, log: FastifyBaseLogger): PassThrough {
   const out = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+  const workbook = new BackpressuredWorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
   const sheet = workbook.addWorksheet(filter.kind === 'client' ? 'Clients' : 'Leads');
   sheet.columns = [
     { header: 'Id', key: 'id', width: 10 },
@@ -29,9 +28,12 @@ export function streamCarteraXlsx(database: PreparedRunner, entityId: number, fi
     { header: 'Contact', key: 'contact', width: 24 },
   ];
   const produce = async () => {
-    let afterId = 0;
+    let batch = selectCarteraBatch(database, entityId, filter, 0, BATCH);
     for (;;) {
-      const rows = await selectCarteraBatch(database, entityId, filter, afterId, BATCH);
+      const rows = await batch;
+      const more = rows.length === BATCH;
+      // Read the next batch while this one is written and compressed.
+      if (more) batch = selectCarteraBatch(database, entityId, filter, rows[rows.length - 1]!.id, BATCH);
       for (const row of rows) {
         const item = toCarteraItem(filter.kind, row);
         sheet
@@ -47,12 +49,14 @@ export function streamCarteraXlsx(database: PreparedRunner, entityId: number, fi
           })
           .commit();
       }
-      if (rows.length < BATCH) break;
-      afterId = rows[rows.length - 1]!.id;
-      // Stop reading when the client went away; otherwise wait for it to take what is buffered.
-      if (out.destroyed) return;
-      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), once(out, 'close')]);
-      if (out.destroyed) return;
+      if (!more) break;
+      // Stop reading when the client went away; otherwise wait until the zip (and so the client) has
+      // taken what is buffered.
+      await workbook.drained(out);
+      if (out.destroyed) {
+        await batch.catch(() => undefined);
+        return;
+      }
     }
     sheet.commit();
     await workbook.commit();
