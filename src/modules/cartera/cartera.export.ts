@@ -32,8 +32,12 @@ export function streamCarteraXlsx(database: PreparedRunner, entityId: number, fi
     for (;;) {
       const rows = await batch;
       const more = rows.length === BATCH;
-      // Read the next batch while this one is written and compressed.
-      if (more) batch = selectCarteraBatch(database, entityId, filter, rows[rows.length - 1]!.id, BATCH);
+      if (more) {
+        // Read the next batch while this one is written and compressed. It is awaited below unless the
+        // client left or writing failed: then its outcome is of no use, and must not go unhandled.
+        batch = selectCarteraBatch(database, entityId, filter, rows[rows.length - 1]!.id, BATCH);
+        batch.catch(() => undefined);
+      }
       for (const row of rows) {
         const item = toCarteraItem(filter.kind, row);
         sheet
@@ -53,10 +57,7 @@ export function streamCarteraXlsx(database: PreparedRunner, entityId: number, fi
       // Stop reading when the client went away; otherwise wait until the zip (and so the client) has
       // taken what is buffered.
       await workbook.drained(out);
-      if (out.destroyed) {
-        await batch.catch(() => undefined);
-        return;
-      }
+      if (out.destroyed) return;
     }
     sheet.commit();
     await workbook.commit();

@@ -9,7 +9,7 @@
  * `drained()` tells a producer when to add more rows. The XML, the zip and the API are exceljs's own.
  */
 import { once } from 'node:events';
-import { Transform, type TransformCallback, type Writable } from 'node:stream';
+import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 
 /** What exceljs writes to a part stream: a Buffer, a string, or its StringBuf (which has `toBuffer()`). */
@@ -93,10 +93,12 @@ export class BackpressuredWorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWri
 
   /**
    * Resolves once no part holds more than its high-water mark of XML not yet taken by the zip, or when
-   * `abort` (the caller's output, say) closes first. Never rejects.
+   * `abort` (the caller's output, say) is or gets destroyed first. Never rejects.
    */
-  async drained(abort?: NodeJS.EventEmitter): Promise<void> {
+  async drained(abort?: Readable | Writable): Promise<void> {
     for (const part of this.parts) {
+      // A destroyed output never takes the rest, and its 'close' has already been emitted.
+      if (abort?.destroyed) return;
       if (!part.writableNeedDrain || part.destroyed) continue;
       // One controller removes all three listeners once any fires (or fails).
       const done = new AbortController();

@@ -62,5 +62,8 @@ describe('BackpressuredWorkbookWriter', () => {
     out.destroy();
     expect(await settlesWithin(waiting, 1000)).toBe(true);
     expect(out.listenerCount('close')).toBe(0);
+    // Asked again after the output is gone (its 'close' long emitted), it does not wait at all.
+    addRows(sheet, ROWS / 2, ROWS / 2);
+    expect(await settlesWithin(workbook.drained(out), 100)).toBe(true);
   });
 });
