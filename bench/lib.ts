@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -49,6 +50,9 @@ export async function throwawayDatabase(prefix = 'bench'): Promise<{ url: string
   };
 }
 
+/** The secrets every benchmark service runs with, so a benchmark can sign tokens the service accepts. */
+export const BENCH_SECRETS = { jwtSecret: 'bench-secret-bench-secret-bench-secret-01', erpSessionEncryptionKey: '1'.repeat(64) };
+
 /**
  * Starts the service on an ephemeral port; `env` overrides configuration. With DATABASE_URL set and no
  * explicit `env.DATABASE_URL`, the server gets its own throw-away database, dropped by `close()`.
@@ -72,7 +76,7 @@ export async function startServer(
   const app = await buildApp({
     config,
     database,
-    secrets: { jwtSecret: 'bench-secret-bench-secret-bench-secret-01', erpSessionEncryptionKey: '1'.repeat(64), generated: [] },
+    secrets: { ...BENCH_SECRETS, generated: [] },
   });
   extraRoutes?.(app, database);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -118,6 +122,83 @@ export async function startServiceProcess<T>(childScript: URL, env: Record<strin
   });
   return {
     ready: JSON.parse(first) as T,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+let build: Promise<void> | undefined;
+
+/** Runs `npm run build` (the production build in dist/) once per benchmark run; rejects when it fails. */
+export function productionBuild(): Promise<void> {
+  build ??= new Promise<void>((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm run build exited with ${code}`))));
+  });
+  return build;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The service started by `startProductionService`. */
+export interface ProductionService {
+  baseUrl: string;
+  /** The Node.js process serving (for `rssOfProcess`). */
+  pid: number;
+  /** Sends SIGTERM and waits for the process to exit (it writes any CPU profile first). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the service as it runs in production: the build in dist/ (`productionBuild()` first), in its own
+ * Node.js process, configured by environment only (`BENCH_SECRETS`, `LOG_LEVEL=warn`, a free 127.0.0.1
+ * port, plus `env`: `DATABASE_URL` selects PostgreSQL and `NODE_ENV=production`, otherwise `DATA_DIR`
+ * holds the embedded database). Resolves once `/readyz` answers 200. `BENCH_CPU_PROF=<dir>` writes a V8
+ * CPU profile of the process there.
+ */
+export async function startProductionService(env: { DATABASE_URL?: string | undefined; DATA_DIR?: string }): Promise<ProductionService> {
+  await productionBuild();
+  const port = await freePort();
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--enable-source-maps', 'dist/main.js'], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: env.DATABASE_URL ? 'production' : 'development',
+      ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : { DATA_DIR: env.DATA_DIR }),
+      JWT_SECRET: BENCH_SECRETS.jwtSecret,
+      ERP_SESSION_ENCRYPTION_KEY: BENCH_SECRETS.erpSessionEncryptionKey,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`dist/main.js exited with ${child.exitCode} before it was ready`);
+    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (attempt > 600) throw new Error('dist/main.js was not ready after 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    baseUrl,
     pid: child.pid!,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -199,20 +280,14 @@ export interface BenchSection {
 }
 
 /**
- * Downloads the export, discarding the body, while sampling the server's RSS every 20 ms (`rss`, bytes:
- * this process by default, or another one's with `() => rssOfProcess(pid)`); returns bytes, seconds and
- * the RSS before and at peak in MB.
+ * Downloads the export at `url`, discarding the body, while sampling the RSS of the serving process `pid`
+ * every 20 ms; returns bytes, seconds and that RSS before and at peak in MB.
  */
-export async function measureExport(
-  url: string,
-  token: string,
-  rss: () => number = () => process.memoryUsage().rss,
-): Promise<{ bytes: number; seconds: number; baselineMb: number; peakMb: number }> {
-  global.gc?.();
-  const baseline = rss();
+export async function measureExport(url: string, token: string, pid: number): Promise<{ bytes: number; seconds: number; baselineMb: number; peakMb: number }> {
+  const baseline = rssOfProcess(pid);
   let peak = baseline;
   const timer = setInterval(() => {
-    peak = Math.max(peak, rss());
+    peak = Math.max(peak, rssOfProcess(pid));
   }, 20);
   const started = performance.now();
   let bytes = 0;
@@ -223,7 +298,7 @@ export async function measureExport(
   } finally {
     clearInterval(timer);
   }
-  peak = Math.max(peak, rss());
+  peak = Math.max(peak, rssOfProcess(pid));
   const mb = (n: number) => n / 1024 / 1024;
   return { bytes, seconds: (performance.now() - started) / 1000, baselineMb: mb(baseline), peakMb: mb(peak) };
 }

@@ -1,11 +1,12 @@
 /** Guatemala's departments and municipalities (INE codes), read once from the bundled data file (see data/README.md). */
-import { readFileSync } from 'node:fs';
+// An import (not a file read) so the production build (`npm run build`) carries the data file into dist/.
+import data from './data/gt-departments-municipalities.json' with { type: 'json' };
 
 interface GeoFile {
   departments: { code: string; name: string; municipalities: { code: string; name: string }[] }[];
 }
 
-const file = JSON.parse(readFileSync(new URL('./data/gt-departments-municipalities.json', import.meta.url), 'utf8')) as GeoFile;
+const file: GeoFile = data;
 
 /** Department code → name. */
 export const DEPARTMENTS: ReadonlyMap<string, string> = new Map(file.departments.map((d) => [d.code, d.name]));
