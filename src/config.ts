@@ -13,6 +13,8 @@ export interface Config {
   port: number;
   /** PostgreSQL URL; `undefined` means embedded PGlite in `dataDir/pg` (or in memory when `dataDir` is `:memory:`). */
   databaseUrl: string | undefined;
+  /** Most PostgreSQL connections this process keeps (`DATABASE_POOL_SIZE`): requests and queue workers share them. */
+  databasePoolSize: number;
   dataDir: string;
   /** HS256 key; `undefined` until `resolveSecrets` fills it (generated and persisted outside production). */
   jwtSecret: string | undefined;
@@ -80,6 +82,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: read.string('HOST') ?? '127.0.0.1',
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
     dataDir: read.string('DATA_DIR') ?? './data',
     jwtSecret: read.string('JWT_SECRET'),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

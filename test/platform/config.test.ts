@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, erpBaseUrl, loadConfig } from '../../src/config.js';
+import { openPreparedDatabase } from '../../src/db/bootstrap.js';
+import { createTestDatabase } from '../helpers/test-db.js';
 
 describe('configuration', () => {
   it('starts with no variables at all, on embedded defaults', () => {
@@ -7,6 +9,31 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 3000, databaseUrl: undefined, dataDir: './data', jwtSecret: undefined, corsOrigins: [] });
     expect(config.objectStorage.region).toBe('us-east-1');
     expect(config.communications.devWebhookResyncEnabled).toBe(false);
+    expect(config.databasePoolSize).toBe(10);
+  });
+
+  it('refuses a database pool size that is not a positive integer', () => {
+    for (const bad of ['0', '-3', 'many', '2.5']) {
+      expect(() => loadConfig({ DATABASE_POOL_SIZE: bad }), bad).toThrow(/DATABASE_POOL_SIZE/);
+    }
+    expect(loadConfig({ DATABASE_POOL_SIZE: '25' }).databasePoolSize).toBe(25);
+  });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)('opens at most DATABASE_POOL_SIZE PostgreSQL connections', async () => {
+    const scratch = await createTestDatabase();
+    await scratch.database.close();
+    const config = loadConfig({ DATABASE_URL: scratch.url, DATABASE_POOL_SIZE: '2' });
+    const database = await openPreparedDatabase(config);
+    try {
+      // Six overlapping queries: with two connections they run two at a time, on two backends.
+      const rows = await Promise.all(
+        Array.from({ length: 6 }, () => database.executeSql('select pg_backend_pid() as pid from pg_sleep(0.05)')),
+      );
+      expect(new Set(rows.map((r) => r.rows[0]!.pid)).size).toBe(2);
+    } finally {
+      await database.close();
+      await scratch.close();
+    }
   });
 
   it('reports every problem at once', () => {
