@@ -110,24 +110,27 @@ export interface ServiceProcess<T> {
  * process's environment. `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the child there.
  */
 export async function startServiceProcess<T>(childScript: URL, env: Record<string, string | undefined> = {}): Promise<ServiceProcess<T>> {
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(childScript)], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child, stop } = spawnNode(['--import', 'tsx', fileURLToPath(childScript)], { env: { ...process.env, ...env }, stdout: 'pipe' });
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${fileURLToPath(childScript)} exited with ${code} before it was ready`)));
   });
-  return {
-    ready: JSON.parse(first) as T,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
+  return { ready: JSON.parse(first) as T, pid: child.pid!, stop };
+}
+
+/**
+ * Spawns Node.js with `args` (plus `--cpu-prof` into `BENCH_CPU_PROF=<dir>` when set); `stop()` sends
+ * SIGTERM and waits for the exit, so a CPU profile is written before it resolves.
+ */
+function spawnNode(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; stdout: 'pipe' | 'inherit' }): { child: ChildProcess; stop: () => Promise<void> } {
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', options.stdout, 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
   };
+  return { child, stop };
 }
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -173,8 +176,7 @@ export interface ProductionService {
 export async function startProductionService(env: { DATABASE_URL?: string | undefined; DATA_DIR?: string }): Promise<ProductionService> {
   await productionBuild();
   const port = await freePort();
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, '--enable-source-maps', 'dist/main.js'], {
+  const { child, stop } = spawnNode(['--enable-source-maps', 'dist/main.js'], {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH,
@@ -186,9 +188,8 @@ export async function startProductionService(env: { DATABASE_URL?: string | unde
       PORT: String(port),
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdout: 'inherit',
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`dist/main.js exited with ${child.exitCode} before it was ready`);
@@ -197,14 +198,7 @@ export async function startProductionService(env: { DATABASE_URL?: string | unde
     if (attempt > 600) throw new Error('dist/main.js was not ready after 60 s');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    baseUrl,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { baseUrl, pid: child.pid!, stop };
 }
 
 /** Resident set size of process `pid` in bytes, from /proc (Linux). */
