@@ -15,6 +15,7 @@ import type { ResolvedSecrets } from './platform/secrets.js';
 import type { AppContext } from './platform/context.js';
 import { installErrorHandler } from './platform/http/error-handler.js';
 import { metricsPlugin } from './platform/http/metrics.js';
+import { inFlightPlugin } from './platform/http/in-flight.js';
 import { authGuard } from './platform/auth/guard.js';
 import { createTokenService } from './platform/auth/jwt.js';
 import { createAuthenticator } from './platform/auth/authenticator.js';
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);
+  await app.register(inFlightPlugin);
 
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
