@@ -70,6 +70,6 @@ describe('platform endpoints', () => {
     const res = await other.app.inject('/readyz');
     expect(res.statusCode).toBe(503);
     expect(res.json().code).toBe('not_ready');
-    await other.app.close();
+    await other.close();
   });
 });

@@ -34,7 +34,9 @@ afterEach(() => {
   sim.controls.reset();
 });
 afterAll(async () => {
+  // After a restart `t` shares the first app's database, which its own close leaves in place.
   await t.close();
+  await t.testDb.close();
   await sim.close();
 });
 
