@@ -2,7 +2,7 @@
  * Closing the app waits for requests still being handled, including those whose client already
  * disconnected, so their work reaches the database before the caller closes it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
@@ -22,14 +22,6 @@ afterAll(async () => {
   await testDb.close();
   await sim.close();
 });
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 async function storedCatalogKeys(t: TestContext): Promise<string[]> {
   const result = await t.database.executeSql('select key from external_catalog_caches order by key', []);
@@ -55,7 +47,7 @@ describe('app.close() with requests in flight', () => {
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {});
     socket.write(`GET /catalogs/departments HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n\r\n`);
-    await until(() => graphqlCalls() > before);
+    await vi.waitFor(() => expect(graphqlCalls()).toBeGreaterThan(before));
     socket.destroy();
 
     await t.app.close();

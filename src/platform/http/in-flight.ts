@@ -4,7 +4,7 @@
  * goes on running after close resolves, and its next query would meet a closed database ("Cannot use a
  * pool after calling end on the pool"). A request counts from `onRequest` until both its reply was sent
  * (`onSend`: the handler, or the error handler, is done) and its response closed (finished, or the client
- * gone). Close waits for the count to reach zero, at most `drainTimeoutMs`; whatever is left then is
+ * gone). Close waits for the count to reach zero, at most `DRAIN_TIMEOUT_MS`; whatever is left then is
  * logged and abandoned.
  */
 import fp from 'fastify-plugin';
@@ -14,9 +14,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 export const DRAIN_TIMEOUT_MS = 10_000;
 
 const kSent = Symbol('in-flight: reply sent');
+/** A request with the callback its `onSend` calls. */
+type TrackedRequest = FastifyRequest & { [kSent]?: () => void };
 
 export const inFlightPlugin = fp(
-  async (app: FastifyInstance, options: { drainTimeoutMs?: number }) => {
+  async (app: FastifyInstance) => {
     let inFlight = 0;
     let drained: (() => void) | undefined;
     const settle = () => {
@@ -28,7 +30,7 @@ export const inFlightPlugin = fp(
       inFlight++;
       let sent = false;
       let closed = false;
-      (request as FastifyRequest & { [kSent]?: () => void })[kSent] = () => {
+      (request as TrackedRequest)[kSent] = () => {
         if (sent) return;
         sent = true;
         if (closed) settle();
@@ -40,21 +42,20 @@ export const inFlightPlugin = fp(
       done();
     });
     app.addHook('onSend', (request, _reply, payload, done) => {
-      (request as FastifyRequest & { [kSent]?: () => void })[kSent]?.();
+      (request as TrackedRequest)[kSent]?.();
       done(null, payload);
     });
 
     // onClose hooks run once the server has stopped accepting connections: the count can only fall.
     app.addHook('onClose', async () => {
       if (inFlight === 0) return;
-      const timeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         new Promise<void>((resolve) => (drained = resolve)),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS))),
       ]);
       clearTimeout(timer);
-      if (inFlight > 0) app.log.warn({ inFlight, timeoutMs }, 'closing with requests still in flight');
+      if (inFlight > 0) app.log.warn({ inFlight, timeoutMs: DRAIN_TIMEOUT_MS }, 'closing with requests still in flight');
     });
   },
   { name: 'in-flight' },
