@@ -6,7 +6,7 @@
  */
 import { measure, startServer, table, type BenchSection, type Measurement } from './lib.js';
 import { erpEnvFor, startErpSimulator } from '../sim/erp/server.js';
-import { seedDemo } from '../src/db/demo-seed.js';
+import { seedDemo } from '../src/bootstrap/demo-seed.js';
 
 const ME = 'GET /api/permissions/me';
 const CURRENCIES = 'GET /catalogs/currencies (memory hit)';

@@ -4,7 +4,7 @@
  * the driver) and a bare Fastify route. Target on PostgreSQL: `GET /api/permissions/me` >= 70% of the
  * raw-SELECT route's req/s.
  */
-import { seedDemo } from '../src/db/demo-seed.js';
+import { seedDemo } from '../src/bootstrap/demo-seed.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 import { measure, startServer, table, type BenchSection } from './lib.js';
 
@@ -18,7 +18,7 @@ export async function run(): Promise<BenchSection> {
   });
   try {
     const demo = await seedDemo(server.database.db);
-    const principal = await server.app.ctx.authenticator.principalFor(demo.admin.sellerUserId, 1, 'web');
+    const principal = await server.app.ctx.authenticator.principalFor(demo.identity.sellerUserId, 1, 'web');
     const { token } = await server.app.ctx.tokens.sign(claimsFor(principal!));
     const base = server.baseUrl;
     const results = [];

@@ -4,7 +4,7 @@
  * Prints one JSON line `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
  */
 import { startServer } from './lib.js';
-import { createDirectoryService } from '../src/modules/admin/directory.service.js';
+import { createDirectoryService } from '../src/modules/identity/directory.service.js';
 import { entityChannelAccount } from '../src/modules/records/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 

@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openPreparedDatabase } from '../src/db/bootstrap.js';
+import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import type { Database } from '../src/db/client.js';
 
 export interface BenchServer {

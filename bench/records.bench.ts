@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openPreparedDatabase } from '../src/db/bootstrap.js';
+import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import { type Measurement, measure, measureExport, startProductionService, table, type BenchSection, throwawayDatabase } from './lib.js';
 import { seedRecords } from './records.seed.js';
 

@@ -5,9 +5,9 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../src/db/client.js';
-import { createDirectoryService } from '../src/modules/admin/directory.service.js';
+import { createDirectoryService, createIdentityService } from '../src/modules/identity/index.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
-import { rebuildLeadSellers } from '../src/modules/records/lead-seller.repository.js';
+import { rebuildLeadSellers } from '../src/modules/records/index.js';
 import { createAuthenticator } from '../src/platform/auth/authenticator.js';
 import { createTokenService } from '../src/platform/auth/jwt.js';
 import { BENCH_SECRETS } from './lib.js';
@@ -50,7 +50,7 @@ export async function seedRecords(database: Database, leads: number): Promise<Re
   // steady state.
   await db.execute(sql`vacuum analyze`);
   const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
-  const principal = await createAuthenticator({ database, tokens }).principalFor(user.id, entity.id, 'web');
+  const principal = await createAuthenticator({ loadPrincipal: createIdentityService({ database }).loadPrincipal, tokens }).principalFor(user.id, entity.id, 'web');
   if (!principal) throw new Error('bench member has no principal');
   const token = (await tokens.sign(claimsFor(principal))).token;
   return { token, sellerId: employee.id, seedSeconds: (performance.now() - started) / 1000 };

@@ -6,8 +6,8 @@
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { resolveSecrets } from '../src/platform/secrets.js';
-import { openPreparedDatabase } from '../src/db/bootstrap.js';
-import { describeDemo, seedDemo } from '../src/db/demo-seed.js';
+import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
+import { describeDemo, seedDemo } from '../src/bootstrap/demo-seed.js';
 import { createCommunicationsSimulator } from './communications/simulator.js';
 import { DEMO_WHATSAPP_PHONE_NUMBER_ID } from '../src/modules/interactions/demo.seed.js';
 import { erpEnvFor, startDemoErpSimulator } from './erp/server.js';

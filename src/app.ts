@@ -27,7 +27,7 @@ import { registerErpSessionModule } from './modules/erp-session/index.js';
 import { registerCatalogsModule } from './modules/catalogs/index.js';
 import { registerInvoicesModule } from './modules/invoices/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
-import { registerAdminModule } from './modules/admin/index.js';
+import { createIdentityService, registerIdentityModule } from './modules/identity/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
@@ -80,7 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
-  const authenticator = createAuthenticator({ database: deps.database, tokens });
+  const identity = createIdentityService({ database: deps.database });
+  const authenticator = createAuthenticator({ loadPrincipal: identity.loadPrincipal, tokens });
   const ctx: AppContext = {
     config,
     database: deps.database,
@@ -92,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secrets: deps.secrets,
     log: app.log,
     redis: deps.redis,
-    realtime: createRealtimeGateway({ server: app.server, authenticator, db: deps.database.db, log: app.log, redis: deps.redis }),
+    realtime: createRealtimeGateway({ server: app.server, authenticator, activeMemberships: identity.activeMemberships, log: app.log, redis: deps.redis }),
   };
   app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);
@@ -126,15 +127,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { database: deps.database });
 
-  const erpModule = await registerErpSessionModule(app, ctx);
-  await registerAuthModule(app, ctx, erpModule.sessions);
+  const erpModule = await registerErpSessionModule(app, ctx, identity);
+  await registerAuthModule(app, ctx, identity, erpModule.sessions);
   await registerPermissionsModule(app, ctx);
-  await registerAdminModule(app, ctx);
+  await registerIdentityModule(app, ctx);
   await registerCatalogsModule(app, ctx, erpModule);
-  await registerInvoicesModule(app, ctx, erpModule);
-  await registerRecordsModule(app, ctx);
+  await registerInvoicesModule(app, ctx, erpModule, identity);
+  const records = await registerRecordsModule(app, ctx, identity);
   await registerCustomFieldsModule(app, ctx);
-  await registerCarteraModule(app, ctx);
+  await registerCarteraModule(app, ctx, records);
   await registerInteractionsModule(app, ctx);
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);

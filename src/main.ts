@@ -6,8 +6,8 @@
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from './config.js';
 import { resolveSecrets } from './platform/secrets.js';
-import { openPreparedDatabase } from './db/bootstrap.js';
-import { describeDemo, isEmpty, seedDemo } from './db/demo-seed.js';
+import { openPreparedDatabase } from './bootstrap/prepare-database.js';
+import { describeDemo, isEmpty, seedDemo } from './bootstrap/demo-seed.js';
 import { buildApp } from './app.js';
 
 async function main(): Promise<void> {

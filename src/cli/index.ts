@@ -13,16 +13,12 @@
  *   cartera:rebuild --entity 3        (after rows were written with the database's triggers disabled, e.g. a restore)
  */
 import { parseArgs } from 'node:util';
-import { and, eq } from 'drizzle-orm';
 import { loadConfig } from '../config.js';
-import { openPreparedDatabase } from '../db/bootstrap.js';
+import { openPreparedDatabase } from '../bootstrap/prepare-database.js';
 import type { Db } from '../db/client.js';
-import { createDirectoryService } from '../modules/admin/directory.service.js';
-import { appUser } from '../modules/admin/user.table.js';
-import { employee } from '../modules/admin/employee.table.js';
-import { findRoleByName } from '../modules/admin/role.repository.js';
-import { rebuildLeadSellers } from '../modules/records/lead-seller.repository.js';
-import { rebuildCarteraItems } from '../modules/cartera/cartera.repository.js';
+import { createDirectoryService, type DirectoryService } from '../modules/identity/index.js';
+import { rebuildLeadSellers } from '../modules/records/index.js';
+import { rebuildCarteraItems } from '../modules/cartera/index.js';
 import { AppError } from '../platform/errors.js';
 
 class UsageError extends Error {}
@@ -40,8 +36,8 @@ function int(value: string | undefined, name: string): number | undefined {
   return n;
 }
 
-async function userIdByEmail(db: Db, email: string): Promise<number> {
-  const [user] = await db.select().from(appUser).where(eq(appUser.email, email.trim().toLowerCase()));
+async function userIdByEmail(dir: DirectoryService, email: string): Promise<number> {
+  const user = await dir.findUserByEmail(email);
   if (!user) throw new UsageError(`no user with e-mail ${email}`);
   return user.id;
 }
@@ -85,7 +81,7 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
       return `user ${row.id}: ${row.email}${row.passwordHash ? '' : ' (no password set)'}`;
     }
     case 'employee:create': {
-      const userId = await userIdByEmail(db, required(values, 'email'));
+      const userId = await userIdByEmail(dir, required(values, 'email'));
       const entityId = int(required(values, 'entity'), 'entity')!;
       const row = await dir.ensureEmployee({ userId, entityId, name: values.name ?? required(values, 'email'), erpEmployeeId: int(values['erp-employee-id'], 'erp-employee-id') ?? null });
       return `employee ${row.id}: user ${userId} in entity ${entityId}`;
@@ -98,24 +94,24 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
     case 'subscription:create': {
       const roleName = required(values, 'role');
       const entityId = values.global ? null : int(values.entity, 'entity') ?? null;
-      const role = (entityId !== null ? await findRoleByName(db, entityId, roleName) : undefined) ?? (await findRoleByName(db, null, roleName));
+      const role = (entityId !== null ? await dir.findRole(entityId, roleName) : undefined) ?? (await dir.findRole(null, roleName));
       if (!role) throw new UsageError(`no role named ${roleName}`);
       const overrides = [...list(values.allow).map((code) => ({ code, effect: 'ALLOW' as const })), ...list(values.deny).map((code) => ({ code, effect: 'DENY' as const }))];
       if (values['employee-email']) {
         if (entityId === null) throw new UsageError('--entity is required for an employee subscription');
-        const userId = await userIdByEmail(db, values['employee-email']);
-        const [emp] = await db.select().from(employee).where(and(eq(employee.userId, userId), eq(employee.entityId, entityId)));
+        const userId = await userIdByEmail(dir, values['employee-email']);
+        const emp = await dir.findEmployee(userId, entityId);
         if (!emp) throw new UsageError(`${values['employee-email']} is not an employee of entity ${entityId}`);
         const id = await dir.subscribe({ employeeId: emp.id, entityId, roleId: role.id, overrides });
         return `subscription ${id}: employee ${emp.id} -> ${role.name}`;
       }
-      const userId = await userIdByEmail(db, required(values, 'user-email'));
+      const userId = await userIdByEmail(dir, required(values, 'user-email'));
       if (entityId === null && !values.global) throw new UsageError('give --entity or --global');
       const id = await dir.subscribe({ userId, entityId, roleId: role.id, overrides });
       return `subscription ${id}: user ${userId} -> ${role.name} (${entityId === null ? 'global' : `entity ${entityId}`})`;
     }
     case 'super-admin:grant': {
-      const userId = await userIdByEmail(db, required(values, 'email'));
+      const userId = await userIdByEmail(dir, required(values, 'email'));
       const role = await dir.ensureSuperAdminRole();
       const id = await dir.subscribe({ userId, entityId: null, roleId: role.id });
       return `subscription ${id}: user ${userId} -> super_admin (global)`;

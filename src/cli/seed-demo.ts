@@ -1,7 +1,7 @@
 /** `npm run seed:demo`: loads the demo data into the configured database and prints the logins. */
 import { loadConfig } from '../config.js';
-import { openPreparedDatabase } from '../db/bootstrap.js';
-import { describeDemo, seedDemo } from '../db/demo-seed.js';
+import { openPreparedDatabase } from '../bootstrap/prepare-database.js';
+import { describeDemo, seedDemo } from '../bootstrap/demo-seed.js';
 
 try {
   process.loadEnvFile();

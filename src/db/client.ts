@@ -11,11 +11,8 @@ import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import * as schema from './schema.js';
-
-export type Schema = typeof schema;
 /** A Drizzle database or transaction; repositories take this as their first argument. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Db = PgDatabase<PgQueryResultHKT>;
 
 export interface Database {
   db: Db;
@@ -57,7 +54,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     client = new PGlite(join(dataDir, 'pg'));
   }
   await client.waitReady;
-  const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
+  const db = drizzlePglite(client, { casing: 'snake_case' }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
@@ -87,7 +84,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // An idle connection can be dropped by the server (restart, failover, administrator): the pool replaces
   // it on the next checkout, so this must not take the process down.
   pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost while idle: ${err.message}`));
-  const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
+  const db = drizzlePg(pool, { casing: 'snake_case' }) as unknown as Db;
   let closed = false;
   return {
     db,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
 import { bearer, makeEntity, makeMember } from '../helpers/factories.js';
 import { makeGroup, makeLead } from '../helpers/records-factories.js';
-import { seedDemo } from '../../src/db/demo-seed.js';
+import { seedDemo } from '../../src/bootstrap/demo-seed.js';
 import { runCommand } from '../../src/cli/index.js';
 import { ALL_PERMISSION_CODES } from '../../src/platform/permissions/catalog.js';
 

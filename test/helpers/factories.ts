@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { App } from '../../src/app.js';
 import type { Db } from '../../src/db/client.js';
-import { createDirectoryService } from '../../src/modules/admin/directory.service.js';
+import { createDirectoryService } from '../../src/modules/identity/directory.service.js';
 
 const unique = () => randomBytes(4).toString('hex');
 

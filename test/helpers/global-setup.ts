@@ -6,7 +6,7 @@
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.js';
-import { prepareDatabase } from '../../src/db/bootstrap.js';
+import { prepareDatabase } from '../../src/bootstrap/prepare-database.js';
 import { withDatabaseName } from './pg-url.js';
 
 declare module 'vitest' {

@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
-import { prepareDatabase } from '../../src/db/bootstrap.js';
+import { prepareDatabase } from '../../src/bootstrap/prepare-database.js';
 import { seedPermissionCatalog } from '../../src/modules/permissions/permission.repository.js';
-import { createDirectoryService } from '../../src/modules/admin/directory.service.js';
+import { createDirectoryService } from '../../src/modules/identity/directory.service.js';
 import { withDatabaseName } from './pg-url.js';
 
 export interface TestDatabase {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, erpBaseUrl, loadConfig } from '../../src/config.js';
-import { openPreparedDatabase } from '../../src/db/bootstrap.js';
+import { openPreparedDatabase } from '../../src/bootstrap/prepare-database.js';
 import { createTestDatabase } from '../helpers/test-db.js';
 
 describe('configuration', () => {

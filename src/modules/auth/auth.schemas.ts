@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ErpSessionSnapshot } from './erp-session.schemas.js';
+import { ErpSessionSnapshot } from '../erp-session/index.js';
 
 export const LoginBody = Type.Object(
   {

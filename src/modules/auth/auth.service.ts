@@ -3,14 +3,13 @@
  * e-mail and wrong password are indistinguishable (401 `invalid_credentials`); a valid user without a
  * membership in the requested entity gets 403 `entity_not_allowed`.
  */
-import type { Db } from '../../db/client.js';
 import type { Authenticator, Principal } from '../../platform/auth/authenticator.js';
 import type { CrmTokenClaims, TokenService } from '../../platform/auth/jwt.js';
 import { hashPassword, verifyPassword } from '../../platform/auth/password.js';
 import { badRequest, forbidden, unauthorized } from '../../platform/errors.js';
-import { missingErpSession, type ErpSessionSnapshot } from './erp-session.schemas.js';
+import { missingErpSession, type ErpSessionSnapshot } from '../erp-session/index.js';
 import type { LoginBody, MyEntitiesResponse, TokenResponse } from './auth.schemas.js';
-import { findUserByEmail, findUserById, listMemberships, setPasswordHash } from './auth.repository.js';
+import type { IdentityService } from '../identity/index.js';
 
 export const WEB_CLIENT_KIND = 'web';
 
@@ -48,7 +47,8 @@ export type AuthenticatedHook = (event: { userId: number; entityId: number; clie
 export const BOOTSTRAP_MIN_PASSWORD_LENGTH = 8;
 
 export interface AuthServiceDeps {
-  db: Db;
+  /** Users and memberships (the identity module). */
+  identity: Pick<IdentityService, 'findUserByEmail' | 'findUserById' | 'setPasswordHash' | 'memberships'>;
   tokens: TokenService;
   authenticator: Authenticator;
   /** The ERP integration; without it the ERP session is always `missing`. */
@@ -102,7 +102,7 @@ export function createAuthService(deps: AuthServiceDeps) {
      * confirms the user (docs/decisions.md).
      */
     async login(body: LoginBody): Promise<TokenResponse> {
-      const user = await findUserByEmail(deps.db, body.email);
+      const user = await deps.identity.findUserByEmail(body.email);
       const invalid = () => unauthorized('invalid_credentials', 'E-mail or password is incorrect');
       const erpInput = { email: body.email, password: body.password, erpAccessToken: body.erp_access_token };
       let erpLogin: Awaited<ReturnType<ErpLoginBridge['loginCredentials']>> | undefined;
@@ -112,7 +112,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         if (body.password.length < BOOTSTRAP_MIN_PASSWORD_LENGTH) {
           throw badRequest('password_too_short', `The first password must have at least ${BOOTSTRAP_MIN_PASSWORD_LENGTH} characters`);
         }
-        await setPasswordHash(deps.db, user.id, await hashPassword(body.password));
+        await deps.identity.setPasswordHash(user.id, await hashPassword(body.password));
       } else {
         const ok = await verifyPassword(user?.passwordHash, body.password);
         if (!user || !ok) throw invalid();
@@ -132,7 +132,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** POST /api/auth/change-entity: a new token for another entity, with that entity's ERP session reconciled. */
     async changeEntity(caller: Principal, entityId: number): Promise<TokenResponse> {
-      const user = await findUserById(deps.db, caller.userId);
+      const user = await deps.identity.findUserById(caller.userId);
       if (!user) throw unauthorized('invalid_token', 'The user no longer exists');
       const principal = await deps.authenticator.principalFor(user.id, entityId, caller.clientKind);
       if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${entityId}`);
@@ -147,7 +147,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     /** GET /api/auth/my-entities. */
     async myEntities(caller: Principal): Promise<MyEntitiesResponse> {
-      const rows = await listMemberships(deps.db, caller.userId);
+      const rows = await deps.identity.memberships(caller.userId);
       return {
         data: rows.map((r) => ({ id: r.entityId, name: r.name, logo_url: r.logoUrl, employee_id: r.employeeId, active: r.entityId === caller.entityId })),
       };

@@ -1,5 +1,5 @@
 import { boolean, index, integer, json, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import { entityIdColumn } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { lead } from '../records/lead.table.js';
 
 /** A lead's seller as the cartera item shows it. */

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { BackpressuredWorkbookWriter } from '../../platform/xlsx/workbook-writer.js';
-import type { PreparedRunner } from '../records/prepared-sql.js';
+import type { PreparedRunner } from '../../db/prepared-sql.js';
 import { selectCarteraBatch, type CarteraFilter } from './cartera.repository.js';
 import { toCarteraItem } from './cartera.service.js';
 

@@ -6,9 +6,9 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
-import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PreparedRunner } from '../records/prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
 import { COUNT_CAP, likePattern } from '../../platform/http/pagination.js';
-import { hasEffectiveSeller } from '../records/seller-derivation.sql.js';
+import { hasEffectiveSeller } from '../records/index.js';
 import type { CarteraItemSeller } from './cartera-item.table.js';
 
 export type CarteraKind = 'lead' | 'client';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import type { PreparedRunner } from '../records/prepared-sql.js';
+import type { PreparedRunner } from '../../db/prepared-sql.js';
 import {
   CarteraClientDetail,
   CarteraClientList,

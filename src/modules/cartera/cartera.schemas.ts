@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageQuery, Pagination } from '../../platform/http/pagination.js';
-import { NullableObject, NullableString, StringEnum } from '../records/response-types.js';
+import { NullableObject, NullableString, StringEnum } from '../../platform/http/schema-types.js';
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 

@@ -5,11 +5,11 @@
  * `lastPurchase`, `frequency` and `agenda` are data this service does not hold yet and are null (never
  * invented).
  */
-import type { PreparedRunner } from '../records/prepared-sql.js';
+import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, type Page, toPage } from '../../platform/http/pagination.js';
-import type { LeadService } from '../records/lead.service.js';
+import type { LeadService } from '../records/index.js';
 import { countCartera, selectCartera, selectCarteraDetail, type CarteraFilter, type CarteraKind, type CarteraRow } from './cartera.repository.js';
 import type { CarteraDetailPatch, CarteraListQuery } from './cartera.schemas.js';
 

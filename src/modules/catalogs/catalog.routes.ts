@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { scopeOf } from '../erp-session/erp-session.routes.js';
+import { scopeOf } from '../erp-session/index.js';
 import { CurrencyList, DepartmentList, MunicipalityList, MunicipalityQuery } from './catalog.schemas.js';
 import type { CatalogService } from './catalog.service.js';
 

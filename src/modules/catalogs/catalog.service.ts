@@ -3,8 +3,7 @@
  * token; filling the cache reads the ERP's GraphQL API with the caller's ERP session, so a miss without
  * a usable session answers like an ERP-backed module (428/409/401) unless an expired copy can be served.
  */
-import type { ErpSessionService } from '../erp-session/erp-session.service.js';
-import type { ErpSessionScope } from '../erp-session/erp-session.repository.js';
+import type { ErpSessionScope, ErpSessionService } from '../erp-session/index.js';
 import type { CacheOutcome, TwoLevelCache } from './two-level-cache.js';
 import { GqlCurrencies, GqlDepartments, GqlMunicipalities, type CurrencyList, type DepartmentList, type MunicipalityList } from './catalog.schemas.js';
 

@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** Records that carry custom field values (SPEC "Custom fields": record_type; `contact` is the one in use). */

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
-import { createRecordLookup } from '../records/record-lookup.js';
+import { createRecordLookup } from '../records/index.js';
 import { customFieldRoutes } from './custom-field.routes.js';
 import { customFieldValueRoutes } from './custom-field-value.routes.js';
 import { createCustomFieldService } from './custom-field.service.js';
 import { createCustomFieldValueService } from './custom-field-value.service.js';
+
+export { seedCustomFieldsDemo } from './demo.seed.js';
 
 /** Registers custom field types, groups, fields and values, bare and under `/api`. */
 export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -4,7 +4,7 @@
  * touching its CRM session.
  */
 import { AppError } from '../../platform/errors.js';
-import type { ErpSessionSnapshot } from '../auth/erp-session.schemas.js';
+import type { ErpSessionSnapshot } from './erp-session.schemas.js';
 
 const RECONCILE = { sync: 'POST /api/auth/erp-session/sync', snapshot: 'GET /api/auth/erp-session' };
 

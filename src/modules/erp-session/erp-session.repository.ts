@@ -1,6 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { entity } from '../admin/entity.table.js';
 import { erpSession } from './erp-session.table.js';
 
 export interface ErpSessionScope {
@@ -30,8 +29,3 @@ export async function deleteSealed(db: Db, scope: ErpSessionScope): Promise<void
   await db.delete(erpSession).where(inScope(scope));
 }
 
-/** The ERP id of a CRM entity: `erp_entity_id` when set, else the CRM id itself (docs/decisions.md). */
-export async function erpEntityIdOf(db: Db, entityId: number): Promise<number | undefined> {
-  const [row] = await db.select({ id: entity.id, erpEntityId: entity.erpEntityId }).from(entity).where(eq(entity.id, entityId)).limit(1);
-  return row ? (row.erpEntityId ?? row.id) : undefined;
-}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../platform/auth/guard.js';
-import { ErpSessionSnapshot } from '../auth/erp-session.schemas.js';
+import { ErpSessionSnapshot } from './erp-session.schemas.js';
 import { SyncBody } from './erp-session.schemas.js';
 import type { ErpSessionService } from './erp-session.service.js';
 import type { ErpSessionScope } from './erp-session.repository.js';

@@ -10,14 +10,16 @@ import type { TSchema, Static } from 'typebox';
 import type { Db } from '../../db/client.js';
 import type { SealedBox } from '../../platform/crypto/sealed-box.js';
 import { isErpError, type ErpClient, type ErpCredentials } from '../../integrations/erp/index.js';
-import type { ErpSessionSnapshot } from '../auth/erp-session.schemas.js';
-import { deleteSealed, erpEntityIdOf, findSealed, saveSealed, type ErpSessionScope } from './erp-session.repository.js';
+import type { ErpSessionSnapshot } from './erp-session.schemas.js';
+import { deleteSealed, findSealed, saveSealed, type ErpSessionScope } from './erp-session.repository.js';
 import { refreshAfterFor, scopeKey, statusOf, toSnapshot, type ErpSessionSecret } from './erp-session.state.js';
 import { erpEntityMismatch, erpInvalidResponse, erpSessionInvalid, erpSessionRequired, erpUnavailable } from './erp-session.errors.js';
-import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
+import type { IdentityService, MembershipChanges } from '../identity/index.js';
 
 export interface ErpSessionServiceDeps {
   db: Db;
+  /** Entities and memberships (the identity module). */
+  identity: Pick<IdentityService, 'entity' | 'applyErpMemberships'>;
   erp: ErpClient;
   box: SealedBox;
   log: FastifyBaseLogger;
@@ -61,7 +63,7 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
   }
 
   async function snapshotOf(scope: ErpSessionScope, secret: ErpSessionSecret | undefined): Promise<ErpSessionSnapshot> {
-    return toSnapshot(scope, secret, await erpEntityIdOf(db, scope.entityId), new Date());
+    return toSnapshot(scope, secret, (await deps.identity.entity(scope.entityId))?.erpEntityId, new Date());
   }
 
   /** Full reconcile with the ERP: profile + a new GraphQL JWT, stored encrypted. Throws ErpError. */
@@ -196,7 +198,7 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
     /** Login step: memberships from the ERP applied to the CRM (best effort, never throws). */
     async reconcileMemberships(user: { id: number; name: string }, creds: ErpCredentials): Promise<MembershipChanges | undefined> {
       try {
-        return await applyErpMemberships(db, user, await erp.memberships(creds));
+        return await deps.identity.applyErpMemberships(user, await erp.memberships(creds));
       } catch (err) {
         if (!isErpError(err)) throw err;
         log.warn({ err: err.message, userId: user.id }, 'ERP memberships not reconciled');
@@ -228,7 +230,7 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
      */
     async requireAccess(scope: ErpSessionScope): Promise<ErpAccess> {
       let secret = await load(scope);
-      const crmErpEntityId = await erpEntityIdOf(db, scope.entityId);
+      const crmErpEntityId = (await deps.identity.entity(scope.entityId))?.erpEntityId;
       const now = new Date();
       if (!secret) throw erpSessionRequired(toSnapshot(scope, undefined, crmErpEntityId, now));
       const status = statusOf(secret, crmErpEntityId, now);

@@ -2,8 +2,8 @@
  * The ERP session state machine (SPEC "ERP session status", docs/api/erp-session.md "State machine") as pure
  * functions over the decrypted record: status at an instant, refresh timing and the public snapshot.
  */
-import type { ErpSessionSnapshot } from '../auth/erp-session.schemas.js';
-import { missingErpSession } from '../auth/erp-session.schemas.js';
+import type { ErpSessionSnapshot } from './erp-session.schemas.js';
+import { missingErpSession } from './erp-session.schemas.js';
 import type { ErpSessionScope } from './erp-session.repository.js';
 
 /** What the sealed record holds (never leaves the server). */

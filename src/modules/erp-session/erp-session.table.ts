@@ -1,6 +1,7 @@
-import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { appUser } from '../admin/user.table.js';
+import { appUser } from '../identity/user.table.js';
 
 /**
  * The server-held ERP session of one (user, entity, client kind) (SPEC "ERP session snapshot").

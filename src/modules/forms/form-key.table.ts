@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
+import { idColumn, timestampColumn } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { contact } from '../records/contact.table.js';
 

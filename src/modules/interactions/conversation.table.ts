@@ -1,6 +1,7 @@
-import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { employee } from '../admin/employee.table.js';
+import { employee } from '../identity/employee.table.js';
 import { contact } from '../records/contact.table.js';
 import { lead } from '../records/lead.table.js';
 import { crmGroup } from '../records/group.table.js';

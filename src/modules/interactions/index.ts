@@ -11,6 +11,8 @@ import { createRoutingService } from './routing.service.js';
 import { routingRoutes } from './routing.routes.js';
 import './interactions.events.js';
 
+export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The inline inbox worker (tests and operators wait on it, reconfigure retries). */

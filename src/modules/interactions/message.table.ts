@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
+import { idColumn, timestampColumn } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { conversation } from './conversation.table.js';
 

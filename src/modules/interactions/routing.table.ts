@@ -1,6 +1,7 @@
-import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
+import { idColumn, timestampColumn } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { employee } from '../admin/employee.table.js';
+import { employee } from '../identity/employee.table.js';
 
 /** A group of agents that conversations are handed to (SPEC routing_queue). */
 export const routingQueue = pgTable(

@@ -3,12 +3,10 @@
  * leads with an ERP id; page n is the n-th most recent day on which any of them has invoices. Read from
  * the ERP's GraphQL API with the caller's ERP session (the route is ERP-backed).
  */
-import { eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
 import { notFound } from '../../platform/errors.js';
-import { entity } from '../admin/entity.table.js';
-import { listGroupClients, type GroupClient } from '../records/group-clients.service.js';
-import type { ErpAccess, ErpSessionService } from '../erp-session/erp-session.service.js';
+import type { IdentityService } from '../identity/index.js';
+import type { GroupClient } from '../records/index.js';
+import type { ErpAccess, ErpSessionService } from '../erp-session/index.js';
 import { normalizeLine, todayIn } from './invoice-lines.js';
 import {
   GqlInvoiceById,
@@ -39,18 +37,24 @@ function toSummary(inv: GqlInvoice, clients: GroupClient[]): InvoiceSummary {
   };
 }
 
-export function createInvoiceService(deps: { db: Db; sessions: ErpSessionService }) {
-  const { db, sessions } = deps;
+export interface InvoiceServiceDeps {
+  sessions: ErpSessionService;
+  identity: Pick<IdentityService, 'entity'>;
+  /** The group's clients (records), or undefined when the group is not the entity's. */
+  groupClients(entityId: number, groupId: number): Promise<GroupClient[] | undefined>;
+}
+
+export function createInvoiceService(deps: InvoiceServiceDeps) {
+  const { sessions } = deps;
 
   async function clientsOf(entityId: number, groupId: number): Promise<GroupClient[]> {
-    const clients = await listGroupClients(db, entityId, groupId);
+    const clients = await deps.groupClients(entityId, groupId);
     if (!clients) throw notFound('group', groupId);
     return clients;
   }
 
   async function timeZoneOf(entityId: number): Promise<string> {
-    const [row] = await db.select({ timeZone: entity.timeZone }).from(entity).where(eq(entity.id, entityId)).limit(1);
-    return row?.timeZone ?? 'America/Guatemala';
+    return (await deps.identity.entity(entityId))?.timeZone ?? 'America/Guatemala';
   }
 
   return {

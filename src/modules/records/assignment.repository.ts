@@ -1,7 +1,6 @@
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { PageRequest } from '../../platform/http/pagination.js';
-import { employee } from '../admin/employee.table.js';
 import { groupAssignment, leadAssignment } from './assignment.table.js';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
@@ -34,15 +33,6 @@ export async function listGroupAssignments(db: Db, entityId: number, f: PageRequ
     db.select({ n: count() }).from(groupAssignment).where(where),
   ]);
   return { rows, total: totals[0]?.n ?? 0 };
-}
-
-/** True when `employeeId` is an active employee of the entity. */
-export async function isActiveEmployee(db: Db, entityId: number, employeeId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: employee.id })
-    .from(employee)
-    .where(and(eq(employee.entityId, entityId), eq(employee.id, employeeId), eq(employee.isActive, true)));
-  return rows.length > 0;
 }
 
 /** Ids among `groupIds` that are the entity's groups. */

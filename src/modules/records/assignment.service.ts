@@ -7,6 +7,7 @@ import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
+import type { IdentityService } from '../identity/index.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
 import type { Page } from '../../platform/http/pagination.js';
 import {
@@ -15,7 +16,6 @@ import {
   existingGroupIds,
   groupAssignmentsOf,
   insertGroupAssignments,
-  isActiveEmployee,
   leadsOfGroups,
   listGroupAssignments,
   listLeadAssignments,
@@ -46,14 +46,9 @@ export const toGroupAssignmentResponse = (r: GroupAssignmentRow): GroupAssignmen
   created_at: r.createdAt.toISOString(),
 });
 
-export function createAssignmentService(deps: { db: Db; events: EventBus }) {
+export function createAssignmentService(deps: { db: Db; events: EventBus; identity: Pick<IdentityService, 'assertActiveMember'> }) {
   const { db, events } = deps;
-
-  async function assertSeller(entityId: number, employeeId: number): Promise<void> {
-    if (!(await isActiveEmployee(db, entityId, employeeId))) {
-      throw validationFailed([{ field: '/body/employee_id', message: `employee ${employeeId} is not an active employee of this entity` }]);
-    }
-  }
+  const assertSeller = (entityId: number, employeeId: number) => deps.identity.assertActiveMember(entityId, employeeId, '/body/employee_id');
 
   async function publishForGroups(name: 'lead.assigned' | 'lead.unassigned', caller: Principal, employeeId: number, groupIds: number[]) {
     const occurredAt = new Date().toISOString();

@@ -1,7 +1,8 @@
-import { idColumn, entityIdColumn, timestampColumn } from '../../db/columns.js';
+import { idColumn, timestampColumn } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgEnum, pgTable, primaryKey, uniqueIndex } from 'drizzle-orm/pg-core';
-import { employee } from '../admin/employee.table.js';
+import { employee } from '../identity/employee.table.js';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
 

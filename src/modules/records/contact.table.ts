@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumns, timestampColumn } from '../../db/columns.js';
+import { idColumn, timestampColumns, timestampColumn } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, integer, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';

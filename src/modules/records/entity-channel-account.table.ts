@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** SPEC field registry values of `trigger.channel_type_code`. */

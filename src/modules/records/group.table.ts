@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { entityIdColumn } from '../identity/entity.table.js';
 import { index, pgTable, text } from 'drizzle-orm/pg-core';
 
 /** A group of leads (a household, a company with branches...): top of group > lead/client > contact. */

@@ -1,35 +1,55 @@
+/**
+ * Records: groups, leads and clients, contacts with their channel identifiers, and seller assignments.
+ * Other modules use what this file exports: the services, the contact identity functions, the events,
+ * and `hasEffectiveSeller`, the seller predicate records publishes for SQL over its stored derivation
+ * (docs/architecture.md).
+ */
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import type { IdentityService } from '../identity/index.js';
 import { groupRoutes } from './group.routes.js';
 import { leadRoutes } from './lead.routes.js';
 import { contactRoutes } from './contact.routes.js';
-import { employeeRoutes } from './employee.routes.js';
-import { createEmployeeService } from './employee.service.js';
 import { assignmentRoutes } from './assignment.routes.js';
 import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
 import { createGroupService } from './group.service.js';
-import { createLeadService } from './lead.service.js';
+import { createLeadService, type LeadService } from './lead.service.js';
 import { createContactService } from './contact.service.js';
 import { createAssignmentService } from './assignment.service.js';
 import { createEntityChannelAccountService } from './entity-channel-account.service.js';
 
-/** Registers groups, leads, contacts, employees, channel accounts and assignments, bare and under `/api`. */
-export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export type { LeadService } from './lead.service.js';
+export { findOrCreateContact, findOrCreateContacts, sellersOf, creationEvents, type ContactIdentity, type ContactInput, type ResolvedContact } from './contact-identity.service.js';
+export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
+export { listGroupClients, type GroupClient } from './group-clients.service.js';
+export { createRecordLookup } from './record-lookup.js';
+export { hasEffectiveSeller } from './seller-derivation.sql.js';
+export { rebuildLeadSellers } from './lead-seller.repository.js';
+export { seedRecordsDemo, type RecordsDemo } from './demo.seed.js';
+export { seedInvoicesDemo, type InvoicesDemo } from './invoice-clients.demo.seed.js';
+export type { ContactCreatedEvent, LeadCreatedEvent } from './records.events.js';
+
+export interface RecordsModule {
+  leads: LeadService;
+}
+
+/** Registers groups, leads, contacts, channel accounts and assignments, bare and under `/api`; returns the services other modules use. */
+export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService): Promise<RecordsModule> {
   const deps = { db: ctx.db, events: ctx.events };
   const groups = createGroupService(deps);
   const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);
-  const assignments = createAssignmentService(deps);
+  const assignments = createAssignmentService({ ...deps, identity });
   const accounts = createEntityChannelAccountService(deps);
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(groupRoutes, { service: groups });
     await scope.register(leadRoutes, { service: leads });
     await scope.register(contactRoutes, { service: contacts });
-    await scope.register(employeeRoutes, { service: createEmployeeService({ db: ctx.db }) });
     await scope.register(assignmentRoutes, { service: assignments });
     await scope.register(entityChannelAccountRoutes, { service: accounts });
   };
   await registerBareAndApi(app, plugin, {});
+  return { leads };
 }

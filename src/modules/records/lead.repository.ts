@@ -4,7 +4,7 @@ import { likePattern, type PageRequest } from '../../platform/http/pagination.js
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
-import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PageShape, type PreparedRunner } from './prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PageShape, type PreparedRunner } from '../../db/prepared-sql.js';
 import { lockLeadSellers, refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadRow = typeof lead.$inferSelect;

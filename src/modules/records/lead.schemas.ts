@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
-import { NullableString, StringEnum } from './response-types.js';
+import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
 
 export const LeadKind = Type.Union([Type.Literal('lead'), Type.Literal('client')], { description: 'client = the lead carries an erp_id' });
 

@@ -11,7 +11,7 @@ import type { Page } from '../../platform/http/pagination.js';
 import { normalizePhone } from './channel-identifier.js';
 import { findGroup } from './group.repository.js';
 import { findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadListRow, type LeadRow, type LeadValues } from './lead.repository.js';
-import type { PreparedRunner } from './prepared-sql.js';
+import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
 export function toLeadResponse(row: LeadRow): LeadResponse {

@@ -1,13 +1,26 @@
 /**
  * Turns a bearer token into a `Principal`: verifies the JWT, then re-reads membership and permissions
  * from the database (one query), so a revoked membership or a permission change applies to the very next
- * request. Shared by the HTTP guard and the realtime gateway.
+ * request. Shared by the HTTP guard and the realtime gateway. The lookup itself belongs to the identity
+ * module, which owns users, memberships and subscriptions; it is passed in as `loadPrincipal`.
  */
-import type { Database } from '../../db/client.js';
 import { unauthorized } from '../errors.js';
-import { loadPrincipal } from '../permissions/permission-lookup.js';
-import { resolvePermissions, type Resolution } from '../permissions/resolve.js';
+import { resolvePermissions, type Resolution, type SubscriptionGrant } from '../permissions/resolve.js';
 import type { CrmTokenClaims, TokenService } from './jwt.js';
+
+/** What the identity module reads for a user in an entity: who they are, their membership, their subscriptions. */
+export interface PrincipalRecord {
+  userId: number;
+  email: string;
+  erpUserId: number | null;
+  /** Null when the user has no active employee record in the entity (no membership). */
+  employeeId: number | null;
+  erpEmployeeId: number | null;
+  subscriptions: SubscriptionGrant[];
+}
+
+/** Reads the principal record of `userId` in `entityId` (one round trip); undefined when the user does not exist. */
+export type PrincipalLoader = (userId: number, entityId: number) => Promise<PrincipalRecord | undefined>;
 
 export interface Principal {
   userId: number;
@@ -31,9 +44,9 @@ export interface Authenticator {
   principalFor(userId: number, entityId: number, clientKind: string): Promise<Omit<Principal, 'claims' | 'expiresAt'> | undefined>;
 }
 
-export function createAuthenticator(deps: { database: Database; tokens: TokenService }): Authenticator {
+export function createAuthenticator(deps: { loadPrincipal: PrincipalLoader; tokens: TokenService }): Authenticator {
   async function principalFor(userId: number, entityId: number, clientKind: string) {
-    const record = await loadPrincipal(deps.database, userId, entityId);
+    const record = await deps.loadPrincipal(userId, entityId);
     if (!record || record.employeeId === null) return undefined;
     const resolution = resolvePermissions(record.subscriptions);
     return {

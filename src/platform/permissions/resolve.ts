@@ -1,6 +1,6 @@
 /**
  * Pure permission resolution (SPEC "Permission resolution", DESIGN "Tenancy and permissions"). The
- * database part (one query) lives in `permission-lookup.ts`; this file only decides.
+ * database part (one query) belongs to the identity module (`principal.repository.ts`); this file only decides.
  */
 import { ALL_PERMISSION_CODES, IMPLICATIONS } from './catalog.js';
 

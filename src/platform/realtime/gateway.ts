@@ -12,8 +12,6 @@ import { Server, type Namespace, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { AppError } from '../errors.js';
 
@@ -42,7 +40,8 @@ export interface Realtime {
 export interface RealtimeDeps {
   server: HttpServer;
   authenticator: Authenticator;
-  db: Db;
+  /** Keys `${userId}:${entityId}` of the pairs that are still active memberships (the identity module answers). */
+  activeMemberships(pairs: { userId: number; entityId: number }[]): Promise<Set<string>>;
   log: FastifyBaseLogger;
   redis?: Redis | undefined;
   authCheckIntervalMs?: number;
@@ -130,15 +129,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     }
     if (pairs.size === 0) return;
     try {
-      const list = [...pairs.values()];
-      const userIds = list.map((p) => p.userId);
-      const entityIds = list.map((p) => p.entityId);
-      const rows = await queryRows<{ user_id: number; entity_id: number }>(
-        deps.db,
-        sql`select e.user_id, e.entity_id from employee e
-             where e.is_active and (e.user_id, e.entity_id) in (select * from unnest(${sql.raw(`ARRAY[${userIds.join(',')}]::int[]`)}, ${sql.raw(`ARRAY[${entityIds.join(',')}]::int[]`)}))`,
-      );
-      const active = new Set(rows.map((r) => `${r.user_id}:${r.entity_id}`));
+      const active = await deps.activeMemberships([...pairs.values()]);
       for (const socket of nsp.sockets.values()) {
         const { principal } = socket.data as SocketData;
         if (!active.has(`${principal.userId}:${principal.entityId}`)) {

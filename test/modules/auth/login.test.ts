@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { createTestApp, TEST_JWT_SECRET, type TestContext } from '../../helpers/test-app.js';
 import { addMembership, bearer, login, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
-import { createDirectoryService } from '../../../src/modules/admin/directory.service.js';
+import { createDirectoryService } from '../../../src/modules/identity/directory.service.js';
 
 let t: TestContext;
 let entityA: { id: number };

@@ -4,7 +4,7 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { makeEntity, makeMember } from '../../helpers/factories.js';
 import { erpEnv, erpUserFor, linkEntity, loginWithErp, startTestErp } from '../../helpers/erp.js';
 import type { ErpSimulator } from '../../../sim/erp/server.js';
-import { createDirectoryService } from '../../../src/modules/admin/directory.service.js';
+import { createDirectoryService } from '../../../src/modules/identity/directory.service.js';
 import { queryRows } from '../../../src/db/client.js';
 
 let sim: ErpSimulator;

@@ -3,7 +3,7 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer } from '../../helpers/factories.js';
 import { erpEnv, loginWithErp } from '../../helpers/erp.js';
 import { startErpSimulator, type ErpSimulator } from '../../../sim/erp/server.js';
-import { seedDemo, type DemoSummary } from '../../../src/db/demo-seed.js';
+import { seedDemo, type DemoSummary } from '../../../src/bootstrap/demo-seed.js';
 
 let sim: ErpSimulator;
 let t: TestContext;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
-import { createDirectoryService } from '../../../src/modules/admin/directory.service.js';
+import { createDirectoryService } from '../../../src/modules/identity/directory.service.js';
 import { ALL_PERMISSION_CODES, SCHEMA_VERSION } from '../../../src/platform/permissions/catalog.js';
 
 let t: TestContext;

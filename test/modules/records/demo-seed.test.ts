@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, login } from '../../helpers/factories.js';
-import { seedDemo } from '../../../src/db/demo-seed.js';
+import { seedDemo } from '../../../src/bootstrap/demo-seed.js';
 
 let t: TestContext;
 

@@ -8,8 +8,8 @@
  */
 import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Database } from '../../db/client.js';
-import { COUNT_CAP, countCapFor, type PageRequest } from '../../platform/http/pagination.js';
+import type { Database } from './client.js';
+import { COUNT_CAP, countCapFor, type PageRequest } from '../platform/http/pagination.js';
 
 /** The part of `Database` the list repositories need. */
 export type PreparedRunner = Pick<Database, 'preparedQuery' | 'executeSql'>;

@@ -10,7 +10,7 @@
  */
 import type { Db } from '../../db/client.js';
 import type { ErpMembership } from '../../integrations/erp/index.js';
-import { entitiesByErpIds, findEmployee, insertEmployee, updateEmployeeMembership } from './membership.repository.js';
+import { entitiesByErpIds, findEmployeeOfUser, insertEmployee, updateEmployeeMembership } from './membership.repository.js';
 
 export interface MembershipChanges {
   created: number[];
@@ -25,7 +25,7 @@ export async function applyErpMemberships(db: Db, user: { id: number; name: stri
   for (const crm of entities) {
     const m = memberships.find((x) => x.entity_id === Number(crm.erpId));
     if (!m) continue;
-    const current = await findEmployee(db, crm.id, user.id);
+    const current = await findEmployeeOfUser(db, crm.id, user.id);
     if (m.active) {
       if (!current) {
         await insertEmployee(db, crm.id, { userId: user.id, name: user.name, erpEmployeeId: m.employee_id });

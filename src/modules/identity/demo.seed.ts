@@ -1,8 +1,8 @@
-/** Demo entities, users, roles and subscriptions (issue: "Demo data and CLI"). */
+/** Demo entities, users, employees, roles and subscriptions. */
 import type { Db } from '../../db/client.js';
 import { createDirectoryService } from './directory.service.js';
 
-export interface AdminDemo {
+export interface IdentityDemo {
   entities: { id: number; name: string }[];
   logins: { email: string; password: string; note: string }[];
   adminUserId: number;
@@ -13,7 +13,7 @@ export interface AdminDemo {
 
 export const SELLER_ROLE_CODES = ['leads.view', 'leads.create', 'contacts.view', 'groups.view', 'cartera.leads_list.view'];
 
-export async function seedAdminDemo(db: Db): Promise<AdminDemo> {
+export async function seedIdentityDemo(db: Db): Promise<IdentityDemo> {
   const dir = createDirectoryService(db);
   const demo = await dir.ensureEntity({ id: 1, name: 'Demo Company' });
   const second = await dir.ensureEntity({ id: 2, name: 'Second Company' });

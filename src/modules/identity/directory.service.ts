@@ -13,9 +13,20 @@ import { subscription } from './subscription.table.js';
 import { findRoleByName, insertRole, setRolePermissions } from './role.repository.js';
 import { replaceOverrides } from './subscription.repository.js';
 import { assertKnownCodes } from './admin.rules.js';
+import { findUserByEmail } from './user.repository.js';
+import { findEmployeeOfUser } from './membership.repository.js';
 
 export function createDirectoryService(db: Db) {
   return {
+    /** The user with this e-mail (compared lower-cased), or undefined. */
+    findUserByEmail: (email: string) => findUserByEmail(db, email),
+
+    /** The employee row of `userId` in `entityId` (active or not), or undefined. */
+    findEmployee: (userId: number, entityId: number) => findEmployeeOfUser(db, entityId, userId),
+
+    /** The role named `name` in `entityId` (null: global roles), or undefined. */
+    findRole: (entityId: number | null, name: string) => findRoleByName(db, entityId, name),
+
     async ensureEntity(values: { id?: number; name: string; logoUrl?: string | null }) {
       const [found] = values.id !== undefined ? await db.select().from(entity).where(eq(entity.id, values.id)) : await db.select().from(entity).where(eq(entity.name, values.name));
       if (found) return found;

@@ -3,10 +3,10 @@
  * roles. Shared by the server start, the CLI and the tests so they all see the same schema.
  */
 import type { Config } from '../config.js';
-import { openDatabase, type Database } from './client.js';
-import { migrate } from './migrate.js';
+import { openDatabase, type Database } from '../db/client.js';
+import { migrate } from '../db/migrate.js';
 import { seedPermissionCatalog } from '../modules/permissions/permission.repository.js';
-import { createDirectoryService } from '../modules/admin/directory.service.js';
+import { createDirectoryService } from '../modules/identity/index.js';
 
 export async function prepareDatabase(database: Database): Promise<void> {
   await migrate(database);

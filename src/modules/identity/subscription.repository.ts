@@ -2,7 +2,6 @@ import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { role } from './role.table.js';
 import { subscription, subscriptionOverride } from './subscription.table.js';
-import { employee } from './employee.table.js';
 
 export type SubscriptionRow = typeof subscription.$inferSelect & {
   roleName: string;
@@ -37,16 +36,6 @@ export async function listSubscriptions(
     roleName: r.roleName,
     overrides: overrides.filter((o) => o.subscriptionId === r.s.id).map((o) => ({ code: o.permissionCode, effect: o.effect })),
   }));
-}
-
-export async function findEmployeeInEntity(db: Db, entityId: number, employeeId: number) {
-  const [row] = await db.select().from(employee).where(and(eq(employee.id, employeeId), eq(employee.entityId, entityId)));
-  return row;
-}
-
-export async function findEmployeeOfUser(db: Db, entityId: number, userId: number) {
-  const [row] = await db.select().from(employee).where(and(eq(employee.userId, userId), eq(employee.entityId, entityId)));
-  return row;
 }
 
 export async function insertSubscription(

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, ilike } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { likePattern } from '../../platform/http/pagination.js';
-import { employee } from '../admin/employee.table.js';
+import { employee } from './employee.table.js';
 import type { EmployeeListQuery } from './employee.schemas.js';
 
 /** Employees of `entityId` ordered by name, one page, with the total; inactive ones only when asked. */

@@ -10,3 +10,9 @@ export const entity = pgTable('entity', {
   erpEntityId: integer(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+/** `entity_id integer not null references entity(id)`: the tenant of a row, for every module's tables. */
+export const entityIdColumn = () =>
+  integer()
+    .notNull()
+    .references(() => entity.id);

@@ -5,8 +5,8 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { crmGroup } from '../records/group.table.js';
-import { lead } from '../records/lead.table.js';
+import { crmGroup } from './group.table.js';
+import { lead } from './lead.table.js';
 
 const DEMO = [
   { entityId: 1, group: 'Grupo La Ceiba', clients: [{ name: 'Comercial La Ceiba', erpId: 'CL-1001' }, { name: 'Farmacia San Rafael', erpId: 'CL-1002' }] },

@@ -3,17 +3,8 @@
  * the entity, and the subscriptions reaching it with their roles' base codes and overrides.
  */
 import type { Database } from '../../db/client.js';
-import type { SubscriptionGrant, SubscriptionLevel } from './resolve.js';
-
-export interface PrincipalRecord {
-  userId: number;
-  email: string;
-  erpUserId: number | null;
-  /** Null when the user has no active employee record in the entity (no membership). */
-  employeeId: number | null;
-  erpEmployeeId: number | null;
-  subscriptions: SubscriptionGrant[];
-}
+import type { PrincipalRecord } from '../../platform/auth/authenticator.js';
+import type { SubscriptionLevel } from '../../platform/permissions/resolve.js';
 
 interface Row {
   user_id: number;
@@ -29,7 +20,6 @@ interface Row {
   overrides: { code: string; effect: 'ALLOW' | 'DENY' }[] | null;
 }
 
-/** Returns the principal of `userId` in `entityId`, or `undefined` when the user does not exist. */
 // Hot path of every authenticated request: one round trip, kept as a named prepared statement.
 const PRINCIPAL_SQL = `
   select u.id as user_id, u.email, u.erp_user_id, e.id as employee_id, e.erp_employee_id,

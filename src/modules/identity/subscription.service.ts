@@ -10,14 +10,13 @@ import { findRole } from './role.repository.js';
 import { assertKnownCodes, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
 import type { CreateSubscriptionBody, OverrideInput, SubscriptionListQuery, SubscriptionResponse, UpdateSubscriptionBody } from './subscription.schemas.js';
 import {
-  findEmployeeInEntity,
-  findEmployeeOfUser,
   insertSubscription,
   listSubscriptions,
   replaceOverrides,
   updateSubscriptionRole,
   type SubscriptionRow,
 } from './subscription.repository.js';
+import { findEmployeeInEntity, findEmployeeOfUser } from './membership.repository.js';
 
 export function toSubscriptionResponse(row: SubscriptionRow): SubscriptionResponse {
   return {

@@ -1,4 +1,5 @@
-import { idColumn, entityIdColumn, timestampColumns } from '../../db/columns.js';
+import { idColumn, timestampColumns } from '../../db/columns.js';
+import { entityIdColumn } from './entity.table.js';
 import { boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { appUser } from './user.table.js';
 

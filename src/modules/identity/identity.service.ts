@@ -1,0 +1,79 @@
+/**
+ * The identity core's service: the one way other modules and the platform read users, entities and
+ * memberships. Entities, users, employees (memberships), roles and subscriptions are identity's tables;
+ * no other module queries them (docs/architecture.md).
+ */
+import type { Database, Db } from '../../db/client.js';
+import type { PrincipalRecord } from '../../platform/auth/authenticator.js';
+import { AppError } from '../../platform/errors.js';
+import type { ErpMembership } from '../../integrations/erp/index.js';
+import { loadPrincipal } from './principal.repository.js';
+import { findUserByEmail, findUserById, setPasswordHash, type UserRow } from './user.repository.js';
+import { activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
+import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
+
+export interface Membership {
+  entityId: number;
+  name: string;
+  logoUrl: string | null;
+  employeeId: number;
+}
+
+export interface EntityProfile {
+  id: number;
+  name: string;
+  /** IANA time zone of the entity. */
+  timeZone: string;
+  /** The entity's id in the ERP: `erp_entity_id` when set, else the CRM id (docs/decisions.md). */
+  erpEntityId: number;
+}
+
+export interface IdentityService {
+  /** The guard's one-round-trip read of a user in an entity (platform `PrincipalLoader`). */
+  loadPrincipal: (userId: number, entityId: number) => Promise<PrincipalRecord | undefined>;
+  /** Keys `${userId}:${entityId}` of the pairs that are still active memberships (one statement). */
+  activeMemberships: (pairs: { userId: number; entityId: number }[]) => Promise<Set<string>>;
+  /**
+   * Throws 400 `invalid_employee` (with `errors[]` naming `field`) unless `employeeId` is an active
+   * employee of `entityId`. The one membership check behind assignments, routing members and
+   * conversation assignment.
+   */
+  assertActiveMember: (entityId: number, employeeId: number, field?: string) => Promise<void>;
+  findUserByEmail: (email: string) => Promise<UserRow | undefined>;
+  findUserById: (id: number) => Promise<UserRow | undefined>;
+  setPasswordHash: (userId: number, passwordHash: string) => Promise<void>;
+  /** The user's active memberships, by entity id. */
+  memberships: (userId: number) => Promise<Membership[]>;
+  /** The entity, or undefined when it does not exist. */
+  entity: (entityId: number) => Promise<EntityProfile | undefined>;
+  /** Applies the ERP's memberships of `user` (docs/decisions.md "Membership reconciliation"). */
+  applyErpMemberships: (user: { id: number; name: string }, memberships: ErpMembership[]) => Promise<MembershipChanges>;
+}
+
+export type { MembershipChanges, UserRow };
+
+/** `database` serves the principal lookup as a prepared statement; `db` everything else. */
+export function createIdentityService(deps: { database: Database; db?: Db }): IdentityService {
+  const db = deps.db ?? deps.database.db;
+  return {
+    loadPrincipal: (userId, entityId) => loadPrincipal(deps.database, userId, entityId),
+    async activeMemberships(pairs) {
+      const rows = await activePairs(db, pairs);
+      return new Set(rows.map((r) => `${r.userId}:${r.entityId}`));
+    },
+    async assertActiveMember(entityId, employeeId, field = '/body/employee_id') {
+      if (await isActiveEmployee(db, entityId, employeeId)) return;
+      const detail = `Employee ${employeeId} is not an active member of this entity`;
+      throw new AppError(400, 'invalid_employee', 'Bad request', detail, { errors: [{ field, message: detail }] });
+    },
+    findUserByEmail: (email) => findUserByEmail(db, email),
+    findUserById: (id) => findUserById(db, id),
+    setPasswordHash: (userId, hash) => setPasswordHash(db, userId, hash),
+    memberships: (userId) => listMemberships(db, userId),
+    async entity(entityId) {
+      const row = await findEntity(db, entityId);
+      return row && { id: row.id, name: row.name, timeZone: row.timeZone, erpEntityId: row.erpEntityId ?? row.id };
+    },
+    applyErpMemberships: (user, memberships) => applyErpMemberships(db, user, memberships),
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * The identity core: entities, users, employees (memberships), roles and subscriptions. Other modules and
+ * the platform use `IdentityService`; the CLI and the demo seed use the trusted `DirectoryService`.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.js';
+import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { roleRoutes } from './role.routes.js';
+import { subscriptionRoutes } from './subscription.routes.js';
+import { employeeRoutes } from './employee.routes.js';
+import { createRoleService } from './role.service.js';
+import { createSubscriptionService } from './subscription.service.js';
+import { createEmployeeService } from './employee.service.js';
+
+export { createIdentityService, type IdentityService, type Membership, type EntityProfile, type MembershipChanges } from './identity.service.js';
+export { createDirectoryService, type DirectoryService } from './directory.service.js';
+export { seedIdentityDemo, SELLER_ROLE_CODES, type IdentityDemo } from './demo.seed.js';
+
+/** Registers `/api/roles`, `/api/subscriptions` and `/employees` (bare and under `/api`). */
+export async function registerIdentityModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(roleRoutes, { prefix: '/api/roles', service: createRoleService({ db: ctx.db }) });
+  await app.register(subscriptionRoutes, { prefix: '/api/subscriptions', service: createSubscriptionService({ db: ctx.db }) });
+  await registerBareAndApi(app, employeeRoutes, { service: createEmployeeService({ db: ctx.db }) });
+}
