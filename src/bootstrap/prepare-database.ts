@@ -5,7 +5,7 @@
 import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
-import { seedPermissionCatalog } from '../modules/permissions/permission.repository.js';
+import { seedPermissionCatalog } from '../modules/permissions/index.js';
 import { createDirectoryService } from '../modules/identity/index.js';
 
 export async function prepareDatabase(database: Database): Promise<void> {

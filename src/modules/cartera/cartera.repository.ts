@@ -43,12 +43,6 @@ export interface CarteraRow {
   total?: number;
 }
 
-/** A detail row: the view's columns plus the lead's own contact fields. */
-export interface CarteraDetailRow extends CarteraRow {
-  email: string | null;
-  phone: string | null;
-  tax_id: string | null;
-}
 
 /** Each sort, as the order of one of the read model's indexes. */
 const SORTS: Record<string, SQL> = {
@@ -78,7 +72,6 @@ interface ViewShape extends FilterShape {
   limit: number;
   offset: boolean;
   keyset: boolean;
-  detail: boolean;
   /** The capped count as a last column: with the usual cap, with a larger one (`cap`), or none. */
   total: 'cap' | 'bigCap' | null;
 }
@@ -115,16 +108,14 @@ function cappedCount(shape: FilterShape, bigCap: boolean): SQL {
 
 /**
  * The view's statement: one scan of the read model in the sort's index order (page window or keyset).
- * `detail` adds the lead's contact fields, `total` a last column with the capped count.
+ * `total` adds a last column with the capped count.
  */
 function viewStatement(shape: ViewShape): SQL {
   const order = SORTS[shape.sort] ?? SORTS['-creation']!;
   const keyset = shape.keyset ? sql` and ci.lead_id > ${sql.placeholder('afterId')}` : sql``;
   return sql`select ci.lead_id as id, ci.group_id, ci.group_name, ci.name, ci.erp_id, ${isoTimestamp(sql`ci.created_at`)} as created_at,
-      ci.sellers, ci.contact_id, ci.contact_name, ci.conversation_id, ci.interaction_channel, ${isoTimestamp(sql`ci.interaction_at`)} as interaction_at${
-        shape.detail ? sql`, l.email, l.phone, l.tax_id` : sql``
-      }${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}
-    from cartera_item ci${shape.detail ? sql` join lead l on l.id = ci.lead_id` : sql``}
+      ci.sellers, ci.contact_id, ci.contact_name, ci.conversation_id, ci.interaction_channel, ${isoTimestamp(sql`ci.interaction_at`)} as interaction_at${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}
+    from cartera_item ci
     where ${whereOf(shape)}${keyset} order by ${order} ${pageWindow(shape.limit, shape.offset)}`;
 }
 
@@ -146,17 +137,16 @@ export async function selectCartera(
     limit: window.shape.limit,
     offset: window.shape.offset,
     keyset: false,
-    detail: false,
     total: window.shape.bigCap ? 'bigCap' : 'cap',
   };
   return runShaped<CarteraRow, ViewShape>(database, 'crm_cartera_page', shape, viewStatement, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(filter));
 }
 
-/** One lead (or client) of the view with its contact fields; undefined when `leadId` is not one in the entity. */
-export async function selectCarteraDetail(database: PreparedRunner, entityId: number, kind: CarteraKind, leadId: number): Promise<CarteraDetailRow | undefined> {
+/** One lead (or client) of the view; undefined when `leadId` is not one in the entity. */
+export async function selectCarteraDetail(database: PreparedRunner, entityId: number, kind: CarteraKind, leadId: number): Promise<CarteraRow | undefined> {
   const filter = filterShapeOf({ kind, leadId });
-  const shape: ViewShape = { ...filter, sort: 'id', limit: 1, offset: false, keyset: false, detail: true, total: null };
-  const rows = await runShaped<CarteraDetailRow, ViewShape>(database, 'crm_cartera_detail', shape, viewStatement, filterValuesOf(entityId, { kind, leadId }));
+  const shape: ViewShape = { ...filter, sort: 'id', limit: 1, offset: false, keyset: false, total: null };
+  const rows = await runShaped<CarteraRow, ViewShape>(database, 'crm_cartera_detail', shape, viewStatement, filterValuesOf(entityId, { kind, leadId }));
   return rows[0];
 }
 
@@ -178,22 +168,17 @@ export async function countCartera(database: PreparedRunner, entityId: number, f
 /** A batch of the view after lead id `afterId`, in id order (keyset), for the streaming export. */
 export async function selectCarteraBatch(database: PreparedRunner, entityId: number, f: CarteraFilter, afterId: number, size: number): Promise<CarteraRow[]> {
   const filter = filterShapeOf(f);
-  const shape: ViewShape = { ...filter, sort: 'id', limit: size, offset: false, keyset: true, detail: false, total: null };
+  const shape: ViewShape = { ...filter, sort: 'id', limit: size, offset: false, keyset: true, total: null };
   return runShaped<CarteraRow, ViewShape>(database, 'crm_cartera_batch', shape, viewStatement, { ...filterValuesOf(entityId, f), afterId }, optionsOf(filter));
 }
 
 /**
- * Derives every read-model row of the entity's leads again from the source tables (the triggers'
- * `cartera_item_refresh`), in one transaction; returns the number of leads. Only needed after writes
- * that bypassed triggers (a restore with triggers disabled, `session_replication_role = replica`).
+ * Derives every read-model row of the entity's leads again from the source tables (migration 0003's
+ * `cartera_item_rebuild`, which runs the triggers' `cartera_item_refresh`), in one statement; returns the
+ * number of leads. Only needed after writes that bypassed triggers (a restore with triggers disabled,
+ * `session_replication_role = replica`).
  */
 export async function rebuildCarteraItems(db: Db, entityId: number): Promise<number> {
-  return db.transaction(async (tx) => {
-    const [row] = await queryRows<{ n: number }>(
-      tx,
-      sql`with leads as (select array(select id from lead where entity_id = ${entityId}) as ids)
-          select cardinality(ids) as n, cartera_item_refresh(ids) from leads`,
-    );
-    return row?.n ?? 0;
-  });
+  const [row] = await queryRows<{ n: number }>(db, sql`select cartera_item_rebuild(${entityId}) as n`);
+  return row?.n ?? 0;
 }

@@ -72,7 +72,9 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
   async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
     const row = await selectCarteraDetail(database, caller.entityId, kind, id);
     if (!row) throw notFound(kind, id);
-    return { ...toCarteraItem(kind, row), email: row.email, phone: row.phone, taxId: row.tax_id };
+    // The lead's own contact fields are records' data: read through its service.
+    const own = await leads.get(caller, id);
+    return { ...toCarteraItem(kind, row), email: own.email, phone: own.phone, taxId: own.tax_id };
   }
 
   return {

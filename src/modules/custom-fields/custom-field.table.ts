@@ -1,6 +1,7 @@
 import { idColumn, timestampColumns } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgEnum, pgTable, pgView, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** Records that carry custom field values (SPEC "Custom fields": record_type; `contact` is the one in use). */
 export const customFieldRecordType = pgEnum('custom_field_record_type', ['contact', 'group']);
@@ -79,3 +80,15 @@ export const customFieldValue = pgTable(
     index('custom_field_value_entity_id_record_type_record_id_idx').on(t.entityId, t.recordType, t.recordId),
   ],
 );
+
+/**
+ * How many custom field values each record holds: the view custom fields publish for other modules'
+ * lists (records' contacts carry `hasCustomFieldValues` and `customFieldValuesCount`, SPEC "Cartera").
+ * Filtered by its grouping columns, PostgreSQL reads only that record's index range.
+ */
+export const customFieldValueCount = pgView('custom_field_value_count', {
+  entityId: integer().notNull(),
+  recordType: customFieldRecordType().notNull(),
+  recordId: integer().notNull(),
+  valueCount: integer().notNull(),
+}).as(sql`select entity_id, record_type, record_id, count(*)::int as value_count from custom_field_value group by entity_id, record_type, record_id`);

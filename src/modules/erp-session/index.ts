@@ -9,6 +9,7 @@ import { installErpGuard } from './erp-guard.js';
 import type { IdentityService } from '../identity/index.js';
 
 export { scopeOf } from './erp-session.routes.js';
+export { erpAccessOf } from './erp-guard.js';
 export { ErpSessionSnapshot, missingErpSession } from './erp-session.schemas.js';
 export type { ErpSessionService, ErpAccess } from './erp-session.service.js';
 export type { ErpSessionScope } from './erp-session.repository.js';

@@ -3,13 +3,11 @@
  * the one owning `form_key`; the contact is found by e-mail or phone (normalized), or created with its
  * group and lead; a submission id already seen returns the first result unchanged.
  */
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { unauthorized, validationFailed } from '../../platform/errors.js';
-import { findOrCreateContact, creationEvents } from '../records/contact-identity.service.js';
-import { normalizeChannelIdentifier, type ContactChannelType } from '../records/channel-identifier.js';
-import { formKey, formSubmission } from './form-key.table.js';
+import { creationEvents, findOrCreateContact, normalizeChannelIdentifier, type ContactChannelType } from '../records/index.js';
+import { findFormKey, insertSubmission, isSubmissionSeen } from './forms.repository.js';
 
 export interface IngestInput {
   form_key: string;
@@ -32,7 +30,7 @@ export function createFormsService(deps: { db: Db; events: EventBus }) {
   return {
     /** Throws 401 `invalid_form_key`, 400 `validation_failed` (no valid e-mail or phone). */
     async ingest(input: IngestInput): Promise<IngestResult> {
-      const [key] = await deps.db.select().from(formKey).where(eq(formKey.key, input.form_key));
+      const key = await findFormKey(deps.db, input.form_key);
       if (!key) throw unauthorized('invalid_form_key', 'The form key is not known');
       const channels: { type: ContactChannelType; identifier: string }[] = [];
       const errors = [];
@@ -50,14 +48,13 @@ export function createFormsService(deps: { db: Db; events: EventBus }) {
       if (channels.length === 0) throw validationFailed([{ field: '/body', message: 'email or phone is required' }]);
       const entityId = key.entityId;
       const outcome = await deps.db.transaction(async (tx) => {
-        const [seen] = await tx.select().from(formSubmission).where(and(eq(formSubmission.entityId, entityId), eq(formSubmission.submissionId, input.submission_id)));
-        if (seen) {
+        if (await isSubmissionSeen(tx, entityId, input.submission_id)) {
           const again = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name });
           return { ids: again, created: false, duplicate: true };
         }
         const resolved = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name, extraChannels: channels.slice(1) });
-        const inserted = await tx.insert(formSubmission).values({ entityId, formKeyId: key.id, submissionId: input.submission_id, contactId: resolved.contactId }).onConflictDoNothing().returning();
-        return { ids: resolved, created: resolved.created, duplicate: inserted.length === 0 };
+        const inserted = await insertSubmission(tx, { entityId, formKeyId: key.id, submissionId: input.submission_id, contactId: resolved.contactId });
+        return { ids: resolved, created: resolved.created, duplicate: !inserted };
       });
       if (outcome.created) {
         const ev = creationEvents(entityId, outcome.ids, 'form');

@@ -3,6 +3,8 @@ import type { AppContext } from '../../platform/context.js';
 import { createFormsService } from './forms.service.js';
 import { formsRoutes } from './forms.routes.js';
 
+export { seedFormsDemo } from './demo.seed.js';
+
 /** Registers `POST /api/interactions/forms/ingest`. */
 export async function registerFormsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(formsRoutes, { prefix: '/api/interactions/forms', service: createFormsService({ db: ctx.db, events: ctx.events }) });

@@ -1,6 +1,7 @@
 import { idColumn, timestampColumns } from '../../db/columns.js';
 import { entityIdColumn } from './entity.table.js';
-import { boolean, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgTable, pgView, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { appUser } from './user.table.js';
 
 /**
@@ -25,3 +26,14 @@ export const employee = pgTable(
     index('employee_entity_id_idx').on(t.entityId),
   ],
 );
+
+/**
+ * The active employees of every entity: the view identity publishes for SQL in other modules that must
+ * join members (routing picks agents among them). Reading it is the contract; the table stays identity's.
+ */
+export const activeEmployee = pgView('active_employee', {
+  id: integer().notNull(),
+  entityId: integer().notNull(),
+  userId: integer().notNull(),
+  name: text().notNull(),
+}).as(sql`select id, entity_id, user_id, name from employee where is_active`);

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { erpAccessOf } from '../erp-session/erp-guard.js';
+import { erpAccessOf } from '../erp-session/index.js';
 import { GroupParams, InvoiceDetailResponse, InvoiceListResponse, InvoicePageQuery, InvoiceParams } from './invoice.schemas.js';
 import type { InvoiceService } from './invoice.service.js';
 

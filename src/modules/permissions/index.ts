@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { permissionRoutes } from './permission.routes.js';
+
+export { seedPermissionCatalog } from './permission.repository.js';
 import { createPermissionService } from './permission.service.js';
 
 export async function registerPermissionsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -45,7 +45,7 @@ export async function selectContactViews(db: Db, entityId: number, f: ContactFil
     sql`select c.id, c.group_id, c.lead_id, c.name, c.created_at, c.updated_at,
       coalesce((select json_agg(json_build_object('id', ch.id, 'type', ch.type, 'identifier', ch.identifier, 'label', ch.label, 'is_manual', ch.is_manual) order by ch.id)
         from contact_channel ch where ch.contact_id = c.id), '[]'::json) as channels,
-      (select count(*) from custom_field_value v where v.entity_id = c.entity_id and v.record_type = 'contact' and v.record_id = c.id)::int as custom_field_values_count,
+      coalesce((select v.value_count from custom_field_value_count v where v.entity_id = c.entity_id and v.record_type = 'contact' and v.record_id = c.id), 0) as custom_field_values_count,
       (count(*) over ())::int as total
     from contact c where ${sql.join(conditions, sql` and `)}
     order by c.id limit ${f.limit} offset ${f.offset}`,
