@@ -9,6 +9,7 @@
  * - the loader failing with an expired database entry at hand → that entry → `stale-if-error`.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';
 import { findCacheEntry, saveCacheEntry } from './catalog-cache.repository.js';
 
@@ -23,6 +24,8 @@ export interface TwoLevelCacheOptions {
   memoryFreshMs?: number;
   /** Wait before retrying a failed background refresh, ms (default 30 s). */
   retryAfterMs?: number;
+  /** Keys kept in memory, least recently used dropped first (default 1000); the database keeps them all. */
+  maxMemoryEntries?: number;
 }
 
 interface MemoryEntry {
@@ -35,7 +38,7 @@ interface MemoryEntry {
 export function createTwoLevelCache(options: TwoLevelCacheOptions) {
   const memoryFreshMs = options.memoryFreshMs ?? 5 * 60_000;
   const retryAfterMs = options.retryAfterMs ?? 30_000;
-  const memory = new Map<string, MemoryEntry>();
+  const memory = new LRUCache<string, MemoryEntry>({ max: options.maxMemoryEntries ?? 1000 });
   const inflight = new Map<string, Promise<unknown>>();
 
   function remember(key: string, value: unknown, freshUntil: number, retryAt = 0) {
