@@ -7,7 +7,7 @@ import type { Principal } from '../../platform/auth/authenticator.js';
 import { conflict, notFound } from '../../platform/errors.js';
 import type { CreateRoleBody, RoleResponse, UpdateRoleBody } from './role.schemas.js';
 import { findRole, findRoleByName, insertRole, listRoles, setRolePermissions, updateRole, type RoleRow } from './role.repository.js';
-import { assertKnownCodes, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
+import { assertCanGrant, assertKnownCodes, assertNotOwnRole, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
 
 export function toRoleResponse(row: RoleRow): RoleResponse {
   return {
@@ -38,6 +38,7 @@ export function createRoleService(deps: { db: Db }) {
 
     async create(caller: Principal, body: CreateRoleBody): Promise<RoleResponse> {
       assertKnownCodes(body.permissions, '/body/permissions');
+      assertCanGrant(caller, body.permissions, 'a role with');
       const global = body.scope === 'global';
       if (global || isSuperAdminRole(body.name)) assertSuperAdmin(caller, 'create a global or super_admin role');
       const entityId = global ? null : caller.entityId;
@@ -52,7 +53,11 @@ export function createRoleService(deps: { db: Db }) {
       if (existing.entityId === null || (body.name !== undefined && isSuperAdminRole(body.name))) {
         assertSuperAdmin(caller, 'edit a global or super_admin role');
       }
-      if (body.permissions) assertKnownCodes(body.permissions, '/body/permissions');
+      assertNotOwnRole(caller, id);
+      if (body.permissions) {
+        assertKnownCodes(body.permissions, '/body/permissions');
+        assertCanGrant(caller, body.permissions, 'a role with');
+      }
       if (body.name !== undefined && body.name !== existing.name && (await findRoleByName(db, existing.entityId, body.name))) {
         throw conflict('already_exists', `A role named ${body.name} already exists`);
       }

@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../../db/client.js';
+import { SUPER_ADMIN_ROLE } from '../../platform/permissions/resolve.js';
 import { role } from './role.table.js';
 import { subscription, subscriptionOverride } from './subscription.table.js';
 
@@ -56,4 +57,17 @@ export async function replaceOverrides(db: Db, subscriptionId: number, overrides
     await db.insert(subscriptionOverride).values(overrides.map((o) => ({ subscriptionId, permissionCode: o.code, effect: o.effect })));
   }
   await db.update(subscription).set({ updatedAt: new Date() }).where(eq(subscription.id, subscriptionId));
+}
+
+/** True when the subject (an employee, through its user, or a user) holds a global super_admin subscription. */
+export async function isSuperAdminSubject(db: Db, subject: { employeeId: number | null; userId: number | null }): Promise<boolean> {
+  const [row] = await queryRows<{ yes: boolean }>(
+    db,
+    sql`select exists (
+          select 1 from subscription s join role r on r.id = s.role_id
+           where s.entity_id is null and r.name = ${SUPER_ADMIN_ROLE}
+             and s.user_id = coalesce(${subject.userId}::int, (select e.user_id from employee e where e.id = ${subject.employeeId}::int))
+        ) as yes`,
+  );
+  return row?.yes === true;
 }

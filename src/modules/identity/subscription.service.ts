@@ -5,12 +5,13 @@
  */
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { badRequest, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/errors.js';
 import { findRole } from './role.repository.js';
-import { assertKnownCodes, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
+import { assertCanGrant, assertKnownCodes, assertNotOwnSubscription, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
 import type { CreateSubscriptionBody, OverrideInput, SubscriptionListQuery, SubscriptionResponse, UpdateSubscriptionBody } from './subscription.schemas.js';
 import {
   insertSubscription,
+  isSuperAdminSubject,
   listSubscriptions,
   replaceOverrides,
   updateSubscriptionRole,
@@ -33,8 +34,9 @@ export function toSubscriptionResponse(row: SubscriptionRow): SubscriptionRespon
   };
 }
 
-function validateOverrides(overrides: OverrideInput[]): void {
+function validateOverrides(caller: Principal, overrides: OverrideInput[]): void {
   assertKnownCodes(overrides.map((o) => o.code), '/body/overrides');
+  assertCanGrant(caller, overrides.filter((o) => o.effect === 'ALLOW').map((o) => o.code), 'ALLOW overrides for');
   const seen = new Set<string>();
   const errors = overrides.flatMap((o, i) => (seen.has(o.code) ? [{ field: `/body/overrides/${i}`, message: `duplicate override for ${o.code}` }] : (seen.add(o.code), [])));
   if (errors.length > 0) throw validationFailed(errors);
@@ -59,7 +61,15 @@ export function createSubscriptionService(deps: { db: Db }) {
     if (!target) throw badRequest('unknown_role', `Role ${roleId} does not exist`);
     if (isSuperAdminRole(target.name)) assertSuperAdmin(caller, 'grant super_admin');
     if (global && target.entityId !== null) throw badRequest('role_scope_mismatch', 'A global subscription needs a global role');
+    assertCanGrant(caller, target.permissions, 'a role with');
     return target;
+  }
+
+  /** 403 `super_admin_protected`: only a super_admin changes the subscriptions of a super_admin. */
+  async function assertNotSuperAdminSubject(caller: Principal, subject: { employeeId: number | null; userId: number | null }) {
+    if (!caller.resolution.superAdmin && (await isSuperAdminSubject(db, subject))) {
+      throw forbidden('super_admin_protected', "Only a super_admin may change a super_admin's subscriptions");
+    }
   }
 
   return {
@@ -79,11 +89,13 @@ export function createSubscriptionService(deps: { db: Db }) {
       }
       const global = body.scope === 'global';
       const overrides = body.overrides ?? [];
-      validateOverrides(overrides);
+      validateOverrides(caller, overrides);
       if (global) {
         assertSuperAdmin(caller, 'manage global subscriptions');
         if (body.user_id === undefined) throw badRequest('invalid_scope', 'A global subscription belongs to a user, not an employee');
       }
+      const subject = { employeeId: body.employee_id ?? null, userId: body.user_id ?? null };
+      assertNotOwnSubscription(caller, subject);
       if (body.employee_id !== undefined && !(await findEmployeeInEntity(db, caller.entityId, body.employee_id))) {
         throw notFound('employee', body.employee_id);
       }
@@ -91,6 +103,7 @@ export function createSubscriptionService(deps: { db: Db }) {
         throw notFound('user', body.user_id);
       }
       await checkRole(caller, body.role_id, global);
+      await assertNotSuperAdminSubject(caller, subject);
       try {
         const id = await db.transaction(async (tx) => {
           const newId = await insertSubscription(tx, {
@@ -112,7 +125,10 @@ export function createSubscriptionService(deps: { db: Db }) {
     async update(caller: Principal, id: number, body: UpdateSubscriptionBody): Promise<SubscriptionResponse> {
       const current = await get(caller, id);
       if (current.scope === 'global' || current.role.name === 'super_admin') assertSuperAdmin(caller, 'edit this subscription');
-      if (body.overrides) validateOverrides(body.overrides);
+      const subject = { employeeId: current.employee_id, userId: current.user_id };
+      assertNotOwnSubscription(caller, subject);
+      await assertNotSuperAdminSubject(caller, subject);
+      if (body.overrides) validateOverrides(caller, body.overrides);
       if (body.role_id !== undefined) await checkRole(caller, body.role_id, current.scope === 'global');
       await db.transaction(async (tx) => {
         if (body.role_id !== undefined) await updateSubscriptionRole(tx, id, body.role_id);

@@ -98,3 +98,15 @@ export const SCHEMA_VERSION = createHash('sha256')
 
 /** Direct implications by code. */
 export const IMPLICATIONS: ReadonlyMap<string, readonly string[]> = new Map(PERMISSIONS.map((p) => [p.code, p.implies]));
+
+/** `codes` with every code they imply, transitively (SPEC "Permission resolution", rule 4). */
+export function withImplications(codes: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  const queue = [...codes];
+  for (let code = queue.pop(); code !== undefined; code = queue.pop()) {
+    if (out.has(code)) continue;
+    out.add(code);
+    queue.push(...(IMPLICATIONS.get(code) ?? []));
+  }
+  return out;
+}
