@@ -3,7 +3,7 @@
  * demo data and the simulators of the external systems. The ERP simulator starts first (the service
  * reaches it at login); the simulators in `SIMULATORS` then get the running service's base URL.
  */
-import { buildApp } from '../src/app.js';
+import { buildApp, wantsPrettyLogs } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { resolveSecrets } from '../src/platform/secrets.js';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ DATA_DIR: './data/demo', ...erpEnvFor(erp.url), ...process.env, DATABASE_URL: process.env.DATABASE_URL });
   const secrets = resolveSecrets(config);
   const database = await openPreparedDatabase(config);
-  const app = await buildApp({ config, database, secrets });
+  const app = await buildApp({ config, database, secrets, prettyLogs: wantsPrettyLogs(config) });
   console.log(describeDemo(await seedDemo(database.db)));
   await app.listen({ host: config.host, port: config.port });
   const url = `http://${config.host}:${config.port}`;

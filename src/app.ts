@@ -44,6 +44,16 @@ export interface AppDeps {
   redis?: Redis | undefined;
   /** Start queue workers when the app is ready (default true). */
   startQueue?: boolean;
+  /**
+   * Human-readable log lines (pino-pretty) instead of JSON lines: for a person at a terminal, never in
+   * production (see `wantsPrettyLogs`). Redaction applies to both.
+   */
+  prettyLogs?: boolean;
+}
+
+/** True when logs go to a terminal outside production: `npm start` and `npm run demo` then log through pino-pretty. */
+export function wantsPrettyLogs(config: Pick<Config, 'nodeEnv'>, stdout: { isTTY?: boolean } = process.stdout): boolean {
+  return stdout.isTTY === true && config.nodeEnv !== 'production';
 }
 
 /** Paths served without CORS: server-to-server webhooks (SPEC "Webhook and other endpoint authentication"). */
@@ -69,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         ],
         censor: '[redacted]',
       },
+      ...(deps.prettyLogs ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
     },
     trustProxy: config.trustProxy,
     genReqId: (req) => {

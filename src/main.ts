@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { resolveSecrets } from './platform/secrets.js';
 import { openPreparedDatabase } from './bootstrap/prepare-database.js';
 import { describeDemo, isEmpty, seedDemo } from './bootstrap/demo-seed.js';
-import { buildApp } from './app.js';
+import { buildApp, wantsPrettyLogs } from './app.js';
 
 async function main(): Promise<void> {
   try {
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const secrets = resolveSecrets(config);
   const database = await openPreparedDatabase(config);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
-  const app = await buildApp({ config, database, secrets, redis });
+  const app = await buildApp({ config, database, secrets, redis, prettyLogs: wantsPrettyLogs(config) });
   for (const name of secrets.generated) {
     app.log.warn(`${name} is not set: using a generated value kept in ${config.dataDir}/secrets.json (never do this in production)`);
   }

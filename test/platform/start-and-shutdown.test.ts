@@ -52,6 +52,8 @@ describe('npm start on embedded defaults', () => {
     const first = await start();
     expect(first.output()).toContain('login admin@example.com / admin123');
     expect(first.output()).toContain('JWT_SECRET is not set');
+    // Not a terminal: one JSON object per line, for log collectors.
+    expect(first.output()).toMatch(/^\{"level":30,.*"msg":"Server listening at /m);
     expect(statSync(join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600);
     expect((await fetch(`${first.baseUrl}/docs/`)).status).toBe(200);
     const login = await fetch(`${first.baseUrl}/api/auth/login`, {
