@@ -54,8 +54,8 @@ export async function startService(databaseUrl: string, name: string): Promise<S
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode ?? child.exitCode);
     else child.once('exit', (code, signal) => resolve(signal ?? code));
