@@ -5,7 +5,7 @@ import { entityChannelAccount } from '../../src/modules/records/entity-channel-a
 import { crmGroup } from '../../src/modules/records/group.table.js';
 import { lead } from '../../src/modules/records/lead.table.js';
 import { contact, contactChannel } from '../../src/modules/records/contact.table.js';
-import { groupAssignment, leadAssignment } from '../../src/modules/records/assignment.table.js';
+import { leadAssignment } from '../../src/modules/records/assignment.table.js';
 
 const unique = () => randomBytes(4).toString('hex');
 
@@ -31,8 +31,4 @@ export async function makeContact(db: Db, opts: { entityId: number; channel?: { 
 
 export async function assignLeadSeller(db: Db, entityId: number, leadId: number, employeeId: number) {
   await db.insert(leadAssignment).values({ entityId, leadId, employeeId });
-}
-
-export async function assignGroupSeller(db: Db, entityId: number, groupId: number, employeeId: number) {
-  await db.insert(groupAssignment).values({ entityId, groupId, employeeId });
 }

@@ -114,7 +114,6 @@ describe('routing', () => {
   it('never gives two concurrent routers the same round-robin slot', async () => {
     const q = await makeQueue({ name: 'Burst', is_default: true, default_capacity: 100 });
     for (const a of agents) await addMember(q, a.employeeId);
-    for (let i = 0; i < 30; i++) await t.database.executeSql(`insert into crm_group (entity_id, name) values ($1, 'g')`, [entityId]);
     // 30 queued conversations assigned by 30 concurrent transactions.
     await send('50255574000');
     const [base] = await queryRows<{ contact_id: number; lead_id: number; group_id: number; entity_channel_account_id: number }>(t.database.db, sql`select contact_id, lead_id, group_id, entity_channel_account_id from conversation limit 1`);

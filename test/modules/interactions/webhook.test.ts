@@ -72,7 +72,7 @@ describe("Meta's published WhatsApp examples", () => {
     });
   }
 
-  it('projects every message type with its text, media id and sender name', async () => {
+  it('projects an image with its caption and media id and a text, with the sender as contact channel and name', async () => {
     await sim.send(whatsAppExample('image_with_caption'));
     await sim.send(whatsAppExample('text_product_inquiry_context'));
     await drain();
@@ -120,7 +120,6 @@ describe('POST /api/interactions/webhooks/communications', () => {
     const notJson = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', headers: { 'content-type': 'application/json' }, payload: '{nope' });
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json().code).toBe('malformed_payload');
-    expect(bad.entry[0]!.changes[0]!.value).toBeDefined();
     expect(await count('interaction_webhook_inbox')).toBe(0);
     expect(await count('message')).toBe(0);
   });
