@@ -70,6 +70,8 @@ export interface Config {
     pendingUploadTtlHours: number;
     /** Days an original is kept once an optimized version exists; 0 keeps it forever (`MEDIA_ORIGINAL_RETENTION_DAYS`). */
     originalRetentionDays: number;
+    /** The ffmpeg executable (`MEDIA_FFMPEG_PATH`, default `ffmpeg` on the PATH). */
+    ffmpegPath: string;
   };
 }
 
@@ -142,6 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
       imageMaxEdge: read.int('MEDIA_IMAGE_MAX_EDGE', 1600, { min: 64, max: 10000 }),
       pendingUploadTtlHours: read.int('MEDIA_PENDING_UPLOAD_TTL_HOURS', 24, { min: 1 }),
       originalRetentionDays: read.int('MEDIA_ORIGINAL_RETENTION_DAYS', 0, { min: 0 }),
+      ffmpegPath: read.string('MEDIA_FFMPEG_PATH') ?? 'ffmpeg',
     },
   };
 

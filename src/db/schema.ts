@@ -23,3 +23,4 @@ export * from '../modules/interactions/message.table.js';
 export * from '../modules/interactions/inbox.table.js';
 export * from '../modules/interactions/communications-config.table.js';
 export * from '../modules/forms/form-key.table.js';
+export * from '../modules/media/media.table.js';
