@@ -31,6 +31,7 @@ function grantOf(request: FastifyRequest, method: 'PUT' | 'GET'): LocalGrant {
 /** Registers the local store's object endpoints (only when the store is local). */
 export const localObjectRoutes: FastifyPluginAsync<{ storage: LocalStorage }> = async (app, { storage }) => {
   // Uploads are raw bytes of any type; they stream to disk instead of going through a body parser.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   const tags = ['media'];
 
