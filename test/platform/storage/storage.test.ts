@@ -32,6 +32,7 @@ describe.each(stores)('object storage on %s', (_name, storeOf, originOf) => {
     const put = await store.presignUpload(key, { contentType: 'text/plain', size: body.length, expiresInSeconds: 60, origin: originOf() });
     const uploaded = await fetch(put.url, { method: 'PUT', headers: put.headers, body });
     expect(uploaded.status).toBe(200);
+    await uploaded.arrayBuffer();
     expect(await store.head(key)).toMatchObject({ size: body.length });
     expect(await text(await store.read(key, { start: 7, end: 12 }))).toBe('object');
     const get = await store.presignDownload(key, { expiresInSeconds: 60, fileName: 'hello.txt', contentType: 'text/plain', origin: originOf() });
@@ -61,6 +62,7 @@ describe.each(stores)('object storage on %s', (_name, storeOf, originOf) => {
     await new Promise((r) => setTimeout(r, 2100));
     const res = await fetch(put.url, { method: 'PUT', headers: put.headers, body: 'abc' });
     expect(res.status).toBe(403);
+    await res.arrayBuffer();
     expect(await store.head(key)).toBeUndefined();
   });
 });
