@@ -32,22 +32,20 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
   const storage = createObjectStorage(ctx.config, ctx.secrets.jwtSecret);
   const m = ctx.config.media;
   const processor = createMediaProcessor({ db: ctx.db, storage, events: ctx.events, realtime: ctx.realtime, log: ctx.log, imageMaxEdge: m.imageMaxEdge, ffmpegPath: m.ffmpegPath });
-  let jobs: MediaJobs | undefined;
   const housekeeping = createMediaHousekeeping({
     db: ctx.db,
     storage,
     log: ctx.log,
     pendingUploadTtlHours: m.pendingUploadTtlHours,
     originalRetentionDays: m.originalRetentionDays,
-    redispatch: (id) => jobs!.dispatch(id),
+    redispatch: (id) => jobs.dispatch(id),
   });
-  jobs = createMediaJobs({ queue: ctx.queue, processor, housekeeping, inline: m.inlineWorkerEnabled, inlineConcurrency: 2, log: ctx.log });
+  const jobs = createMediaJobs({ queue: ctx.queue, processor, housekeeping, inline: m.inlineWorkerEnabled, inlineConcurrency: 2, log: ctx.log });
   const service = createMediaService({ db: ctx.db, storage, jobs, publicBaseUrl: m.publicBaseUrl });
   const mod: MediaModule = { service, storage, jobs, housekeeping };
   app.decorate('media', mod);
-  const started = jobs;
-  app.addHook('onReady', async () => started.start(options));
-  app.addHook('preClose', async () => started.stop());
+  app.addHook('onReady', async () => jobs.start(options));
+  app.addHook('preClose', async () => jobs.stop());
 
   await registerBareAndApi(app, mediaRoutes, { service });
   if (storage.kind === 'local') await app.register(localObjectRoutes, { storage: storage as LocalStorage });

@@ -1,6 +1,11 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../../helpers/test-app.js';
+import { createTestApp } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { listen } from '../../helpers/interactions.js';
 import { makeContact } from '../../helpers/records-factories.js';
@@ -118,14 +123,10 @@ describe('media processing with ffmpeg and sharp', () => {
 
 /** The first frame of an mp4 as PNG (ffmpeg), to read its dimensions. */
 async function fetchFrame(mp4: Buffer): Promise<Buffer> {
-  const { execFile } = await import('node:child_process');
-  const { mkdtemp, readFile, rm, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const dir = await mkdtemp(join(tmpdir(), 'frame-'));
   try {
     await writeFile(join(dir, 'in.mp4'), mp4);
-    await new Promise<void>((resolve, reject) => execFile('ffmpeg', ['-loglevel', 'error', '-i', join(dir, 'in.mp4'), '-frames:v', '1', join(dir, 'f.png')], (err) => (err ? reject(err) : resolve())));
+    await promisify(execFile)('ffmpeg', ['-loglevel', 'error', '-i', join(dir, 'in.mp4'), '-frames:v', '1', join(dir, 'f.png')]);
     return await readFile(join(dir, 'f.png'));
   } finally {
     await rm(dir, { recursive: true, force: true });
