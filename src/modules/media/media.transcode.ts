@@ -26,6 +26,9 @@ export class ConversionError extends Error {
   }
 }
 
+// Each image is processed once: libvips' operation cache would only hold decoded pixels of past uploads.
+sharp.cache(false);
+
 /** Larger inputs are refused: a small file may decode to an enormous bitmap. */
 const MAX_INPUT_PIXELS = 50_000_000;
 
