@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
@@ -54,6 +55,11 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
   app.addHook('preClose', async () => jobs.stop());
 
   await registerBareAndApi(app, mediaRoutes, { service });
-  if (storage.kind === 'local') await app.register(localObjectRoutes, { storage: storage as LocalStorage });
+  if (storage.kind === 'local') {
+    const local = storage as LocalStorage;
+    await app.register(localObjectRoutes, { storage: local });
+    // Without a data directory the store lives in a temporary one that ends with the app.
+    if (ctx.config.dataDir === ':memory:') app.addHook('onClose', async () => rm(local.root, { recursive: true, force: true }));
+  }
   return mod;
 }

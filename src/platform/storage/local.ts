@@ -30,6 +30,8 @@ export interface LocalGrant {
 
 export interface LocalStorage extends ObjectStorage {
   readonly kind: 'local';
+  /** The directory holding the objects. */
+  readonly root: string;
   /** Checks a grant's signature (constant time); expiry is the caller's check. */
   verify(grant: LocalGrant, signature: string): boolean;
   /** Absolute path of `key` (for streaming uploads in). */
@@ -81,6 +83,7 @@ export function createLocalStorage(options: { root: string; signingKey: Buffer; 
 
   return {
     kind: 'local',
+    root,
     pathOf,
     writeLimited,
     verify(grant, signature) {
