@@ -1,5 +1,6 @@
 /** The client side of the upload flow over real HTTP: the API with a token, uploads to presigned URLs. */
 import type { App } from '../../../src/app.js';
+import type { TestContext } from '../../helpers/test-app.js';
 
 export interface ApiResponse {
   status: number;
@@ -44,3 +45,13 @@ export async function fetchBytes(baseUrl: string, url: string, headers: Record<s
 
 /** Waits until inline processing settled. */
 export const processed = (app: App) => app.media.jobs.idle();
+
+/**
+ * Closes a listening test app. fetch keeps connections alive after every response was read; the HTTP
+ * server's close waits for them, so they are dropped first (no request is pending by then).
+ */
+export async function closeListening(t: TestContext): Promise<void> {
+  await processed(t.app);
+  t.app.server.closeAllConnections();
+  await t.close();
+}

@@ -4,7 +4,7 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { captureEvents, connectSocket, listen, waitFor } from '../../helpers/interactions.js';
 import { startS3Server, type S3Server } from '../../platform/storage/s3-server.js';
-import { fetchBytes, mediaClient, processed } from './media-client.js';
+import { closeListening, fetchBytes, mediaClient, processed } from './media-client.js';
 import { hasGpsIfd, jpegWithExif, pdf, png } from './media-files.js';
 
 let s3: S3Server;
@@ -37,7 +37,7 @@ describe.each([
     jpeg = await jpegWithExif(1200, 800);
     seen = events();
   });
-  afterAll(async () => t.close());
+  afterAll(async () => closeListening(t));
 
   it('presigns, uploads, finalizes, optimizes an image (oriented, resized, EXIF and GPS gone) and serves it privately and publicly', async () => {
     const input = await sharp(jpeg).metadata();
@@ -125,7 +125,7 @@ describe('presign and finalize rules', () => {
     const entity = await makeEntity(t.database.db);
     client = mediaClient(baseUrl, await tokenFor(t.app, await makeMember(t.database.db, { entityId: entity.id })));
   });
-  afterAll(async () => t.close());
+  afterAll(async () => closeListening(t));
 
   it('refuses sizes over the WhatsApp limit of each kind with media_too_large', async () => {
     const MB = 1024 * 1024;

@@ -9,7 +9,7 @@ import { createTestApp } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { listen } from '../../helpers/interactions.js';
 import { makeContact } from '../../helpers/records-factories.js';
-import { fetchBytes, mediaClient, processed } from './media-client.js';
+import { closeListening, fetchBytes, mediaClient, processed } from './media-client.js';
 import { makeMedia } from './media-factories.js';
 import { pdf, png, probe, wavTone, webmVideo } from './media-files.js';
 
@@ -19,7 +19,7 @@ async function start(env: Record<string, string> = {}, startQueue = false) {
   const entity = await makeEntity(t.database.db);
   const member = await makeMember(t.database.db, { entityId: entity.id, codes: ['contacts.edit', 'contacts.view', 'custom_fields.create', 'custom_field_groups.create'] });
   const token = await tokenFor(t.app, member);
-  return { t, baseUrl, entityId: entity.id, token, client: mediaClient(baseUrl, token) };
+  return { t, baseUrl, entityId: entity.id, token, client: mediaClient(baseUrl, token), close: () => closeListening(t) };
 }
 
 /** Uploads through the whole flow, waits for processing, and returns the media and its optimized bytes. */
@@ -37,7 +37,7 @@ describe('media processing with ffmpeg and sharp', () => {
   beforeAll(async () => {
     s = await start();
   });
-  afterAll(async () => s.t.close());
+  afterAll(async () => s.close());
 
   it('converts a voice note to ogg/opus and other audio to m4a/aac', async () => {
     const wav = await wavTone(1);
@@ -138,7 +138,7 @@ describe('media processing without ffmpeg', () => {
   beforeAll(async () => {
     s = await start({ MEDIA_FFMPEG_PATH: '/nonexistent/ffmpeg' });
   });
-  afterAll(async () => s.t.close());
+  afterAll(async () => s.close());
 
   it('keeps audio and video unchanged and marks them unprocessed, while images are still optimized', async () => {
     const wav = await wavTone(1);
@@ -154,7 +154,7 @@ describe('media processing on the durable queue', () => {
   beforeAll(async () => {
     s = await start({ MEDIA_INLINE_WORKER_ENABLED: 'false', MEDIA_ORIGINAL_RETENTION_DAYS: '1' }, true);
   });
-  afterAll(async () => s.t.close());
+  afterAll(async () => s.close());
 
   it('processes a finalized upload through pg-boss', async () => {
     const { id, finalized } = await s.client.upload(await png(300, 200), { file_name: 'q.png', content_type: 'image/png' });
