@@ -35,6 +35,7 @@ import { createRealtimeGateway } from './platform/realtime/gateway.js';
 import { registerInteractionsModule } from './modules/interactions/index.js';
 import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
+import { registerMediaModule } from './modules/media/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -145,7 +146,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerCatalogsModule(app, ctx, erpModule);
   await registerInvoicesModule(app, ctx, erpModule, identity);
   const records = await registerRecordsModule(app, ctx, identity);
-  await registerCustomFieldsModule(app, ctx);
+  const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
+  await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
   await registerInteractionsModule(app, ctx);
   await registerFormsModule(app, ctx);

@@ -56,9 +56,23 @@ export interface Config {
     accessKeyId: string | undefined;
     secretAccessKey: string | undefined;
     region: string;
+    /** S3-compatible store URL (`OBJSTORE_ENDPOINT`); unset means AWS. */
     endpoint: string | undefined;
+    /** Path-style bucket addressing (`OBJSTORE_FORCE_PATH_STYLE`, default true when an endpoint is set). */
+    forcePathStyle: boolean;
   };
-  media: { publicBaseUrl: string | undefined; inlineWorkerEnabled: boolean };
+  media: {
+    publicBaseUrl: string | undefined;
+    inlineWorkerEnabled: boolean;
+    /** Longest edge of an optimized image, in pixels (`MEDIA_IMAGE_MAX_EDGE`). */
+    imageMaxEdge: number;
+    /** Hours an upload may stay unfinalized before housekeeping removes it (`MEDIA_PENDING_UPLOAD_TTL_HOURS`). */
+    pendingUploadTtlHours: number;
+    /** Days an original is kept once an optimized version exists; 0 keeps it forever (`MEDIA_ORIGINAL_RETENTION_DAYS`). */
+    originalRetentionDays: number;
+    /** The ffmpeg executable (`MEDIA_FFMPEG_PATH`, default `ffmpeg` on the PATH). */
+    ffmpegPath: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -122,10 +136,15 @@ export function loadConfig(env: Env = process.env): Config {
       secretAccessKey: read.string('OBJSTORE_SECRET_ACCESS_KEY'),
       region: read.string('OBJSTORE_REGION') ?? 'us-east-1',
       endpoint: read.url('OBJSTORE_ENDPOINT', ['http:', 'https:']),
+      forcePathStyle: read.bool('OBJSTORE_FORCE_PATH_STYLE', read.string('OBJSTORE_ENDPOINT') !== undefined),
     },
     media: {
       publicBaseUrl: read.url('MEDIA_PUBLIC_BASE_URL', ['http:', 'https:']),
       inlineWorkerEnabled: read.bool('MEDIA_INLINE_WORKER_ENABLED', true),
+      imageMaxEdge: read.int('MEDIA_IMAGE_MAX_EDGE', 1600, { min: 64, max: 10000 }),
+      pendingUploadTtlHours: read.int('MEDIA_PENDING_UPLOAD_TTL_HOURS', 24, { min: 1 }),
+      originalRetentionDays: read.int('MEDIA_ORIGINAL_RETENTION_DAYS', 0, { min: 0 }),
+      ffmpegPath: read.string('MEDIA_FFMPEG_PATH') ?? 'ffmpeg',
     },
   };
 

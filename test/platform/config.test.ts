@@ -59,4 +59,14 @@ describe('configuration', () => {
     expect(erpBaseUrl(loadConfig({ ...env, ERP_ENV: 'preview' }))).toBe('https://staging.example.com');
     expect(erpBaseUrl(loadConfig({ ...env, ERP_ENV: 'prod' }))).toBe('https://erp.example.com');
   });
+
+  it('reads the media settings: path-style addressing follows an S3-compatible endpoint unless set, retention and limits are checked', () => {
+    expect(loadConfig({}).objectStorage.forcePathStyle).toBe(false);
+    expect(loadConfig({ OBJSTORE_ENDPOINT: 'http://127.0.0.1:9000' }).objectStorage.forcePathStyle).toBe(true);
+    expect(loadConfig({ OBJSTORE_ENDPOINT: 'http://127.0.0.1:9000', OBJSTORE_FORCE_PATH_STYLE: 'false' }).objectStorage.forcePathStyle).toBe(false);
+    expect(loadConfig({}).media).toMatchObject({ inlineWorkerEnabled: true, imageMaxEdge: 1600, pendingUploadTtlHours: 24, originalRetentionDays: 0, ffmpegPath: 'ffmpeg' });
+    expect(() => loadConfig({ MEDIA_ORIGINAL_RETENTION_DAYS: '-1', MEDIA_IMAGE_MAX_EDGE: '10', MEDIA_PENDING_UPLOAD_TTL_HOURS: '0' })).toThrow(
+      /MEDIA_IMAGE_MAX_EDGE[\s\S]*MEDIA_PENDING_UPLOAD_TTL_HOURS[\s\S]*MEDIA_ORIGINAL_RETENTION_DAYS/,
+    );
+  });
 });

@@ -8,7 +8,9 @@
  * - currency: `{ currency: 'GTQ', amount: 1250.5 }`, currency an ISO 4217 code;
  * - department: `{ code: '01' }` (stored with its name); municipality: `{ department_code: '01', code: '0108' }`,
  *   the municipality must belong to the department;
- * - image, video, pdf: `{ key: 'media/<entityId>/…' }`, a stored media key of the caller's entity.
+ * - image, video, pdf: `{ media_id }`, a ready media object of the caller's entity and of the same kind
+ *   (checked by the value service against the media module; this file checks the shape). Reading adds a
+ *   short-lived `url` and its `expires_at`.
  */
 import { DEPARTMENTS, MUNICIPALITIES } from './geo.js';
 
@@ -21,26 +23,28 @@ export const CUSTOM_FIELD_TYPES = [
   { code: 'currency', label: 'Currency amount', value_shape: '{ currency: ISO 4217 code, amount: number }' },
   { code: 'department', label: 'Department (Guatemala)', value_shape: '{ code }' },
   { code: 'municipality', label: 'Municipality (Guatemala)', value_shape: '{ department_code, code }' },
-  { code: 'image', label: 'Image', value_shape: '{ key: media/<entityId>/... }' },
-  { code: 'video', label: 'Video', value_shape: '{ key: media/<entityId>/... }' },
-  { code: 'pdf', label: 'PDF document', value_shape: '{ key: media/<entityId>/... }' },
+  { code: 'image', label: 'Image', value_shape: '{ media_id } (a ready image media object); read as { media_id, url, expires_at }' },
+  { code: 'video', label: 'Video', value_shape: '{ media_id } (a ready video media object); read as { media_id, url, expires_at }' },
+  { code: 'pdf', label: 'PDF document', value_shape: '{ media_id } (a ready document (PDF) media object); read as { media_id, url, expires_at }' },
 ] as const;
 
 export type CustomFieldTypeCode = (typeof CUSTOM_FIELD_TYPES)[number]['code'];
 
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
-const MEDIA_KEY = /^media\/(\d+)\/[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
 export type CheckResult = { ok: true; value: unknown } | { ok: false; message: string };
 
 const fail = (message: string): CheckResult => ({ ok: false, message });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** True for a media key of `entityId`: `media/<entityId>/<path>` with no `..` segments, ≤ 500 characters. */
-export function isEntityMediaKey(key: string, entityId: number): boolean {
-  const m = MEDIA_KEY.exec(key);
-  return m !== null && key.length <= 500 && Number(m[1]) === entityId && !key.split('/').includes('..');
-}
+/** The media-valued kinds and what a referenced media object must be for each. */
+export const MEDIA_VALUE_KINDS = {
+  image: { mediaKind: 'image', contentType: undefined },
+  video: { mediaKind: 'video', contentType: undefined },
+  pdf: { mediaKind: 'document', contentType: 'application/pdf' },
+} as const;
+export type MediaValueKind = keyof typeof MEDIA_VALUE_KINDS;
+export const isMediaValueKind = (type: string): type is MediaValueKind => type in MEDIA_VALUE_KINDS;
 
 function isIsoDate(v: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
@@ -85,10 +89,10 @@ export function checkValue(type: CustomFieldTypeCode, value: unknown, ctx: { opt
     case 'image':
     case 'video':
     case 'pdf': {
-      const key = isObject(value) ? value.key : undefined;
-      return typeof key === 'string' && isEntityMediaKey(key, ctx.entityId)
-        ? { ok: true, value: { key } }
-        : fail(`must be { key } with a media key media/${ctx.entityId}/...`);
+      const id = isObject(value) ? value.media_id : undefined;
+      return typeof id === 'number' && Number.isInteger(id) && id > 0 && id <= 2_147_483_647
+        ? { ok: true, value: { media_id: id } }
+        : fail('must be { media_id } of a media object');
     }
   }
 }

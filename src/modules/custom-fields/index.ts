@@ -6,14 +6,14 @@ import { createRecordLookup } from '../records/index.js';
 import { customFieldRoutes } from './custom-field.routes.js';
 import { customFieldValueRoutes } from './custom-field-value.routes.js';
 import { createCustomFieldService } from './custom-field.service.js';
-import { createCustomFieldValueService } from './custom-field-value.service.js';
+import { createCustomFieldValueService, type MediaReferences } from './custom-field-value.service.js';
 
 export { seedCustomFieldsDemo } from './demo.seed.js';
 
-/** Registers custom field types, groups, fields and values, bare and under `/api`. */
-export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+/** Registers custom field types, groups, fields and values, bare and under `/api`; `media` checks and signs media-valued fields. */
+export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppContext, media: MediaReferences): Promise<void> {
   const service = createCustomFieldService({ db: ctx.db });
-  const values = createCustomFieldValueService({ db: ctx.db, recordExists: createRecordLookup(ctx.db) });
+  const values = createCustomFieldValueService({ db: ctx.db, recordExists: createRecordLookup(ctx.db), media });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(customFieldRoutes, { service });
     await scope.register(customFieldValueRoutes, { service: values });

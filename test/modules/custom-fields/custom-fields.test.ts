@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { makeContact, makeGroup } from '../../helpers/records-factories.js';
+import { makeMedia } from '../media/media-factories.js';
 
 let t: TestContext;
 let entityA: number;
@@ -111,9 +112,9 @@ describe('custom field values', () => {
       { custom_field_id: fields.currency!, value: { currency: 'GTQ', amount: 1500.75 } },
       { custom_field_id: fields.department!, value: { code: '09' } },
       { custom_field_id: fields.municipality!, value: { department_code: '09', code: '0901' } },
-      { custom_field_id: fields.image!, value: { key: `media/${entityA}/contacts/photo.jpg` } },
-      { custom_field_id: fields.video!, value: { key: `media/${entityA}/v.mp4` } },
-      { custom_field_id: fields.pdf!, value: { key: `media/${entityA}/docs/contract.pdf` } },
+      { custom_field_id: fields.image!, value: { media_id: (await makeMedia(t.database.db, { entityId: entityA, kind: 'image' })).id } },
+      { custom_field_id: fields.video!, value: { media_id: (await makeMedia(t.database.db, { entityId: entityA, kind: 'video' })).id } },
+      { custom_field_id: fields.pdf!, value: { media_id: (await makeMedia(t.database.db, { entityId: entityA, kind: 'document' })).id } },
     ]);
     expect(res.statusCode).toBe(200);
     const byField = new Map(res.json().data.map((v: { custom_field_id: number; value: unknown }) => [v.custom_field_id, v.value]));
@@ -132,7 +133,7 @@ describe('custom field values', () => {
       { custom_field_id: fields.text!, value: 'changed' },
       { custom_field_id: fields.currency!, value: { currency: 'XYZ', amount: 1 } },
       { custom_field_id: fields.municipality!, value: { department_code: '01', code: '0901' } },
-      { custom_field_id: fields.image!, value: { key: `media/${entityB}/stolen.jpg` } },
+      { custom_field_id: fields.image!, value: { media_id: (await makeMedia(t.database.db, { entityId: entityB, kind: 'image' })).id } },
       { custom_field_id: fields.date!, value: '2023-02-29' },
       { custom_field_id: fields.select!, value: 'Fax' },
       { custom_field_id: fields.department!, value: { code: '23' } },

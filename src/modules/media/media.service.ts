@@ -1,0 +1,168 @@
+/**
+ * The media upload flow (SPEC "Media", six steps): presign an upload, finalize it (the object exists,
+ * its size matches, its real type sniffed from its first bytes with `file-type` matches the declared
+ * kind), dispatch processing, then presigned downloads (private, the caller's entity only) and public
+ * reads of the optimized version. Errors: 400 `media_too_large`, `media_type_not_allowed`,
+ * `upload_size_mismatch`, `upload_type_mismatch`; 404 `not_found` (also another entity's object);
+ * 409 `upload_missing`, `media_not_ready`, `original_removed`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import { badRequest, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import type { ObjectStorage } from '../../platform/storage/index.js';
+import { MEDIA_SIZE_LIMITS, acceptsContentType, kindOf, sniffMatches, type MediaKind } from './media.kinds.js';
+import { toMediaResponse } from './media.mapper.js';
+import { findMedia, findMediaMany, findReadyByPublicKey, insertMedia, transition } from './media.repository.js';
+import type { FinalizeUploadBody, MediaObjectResponse, PresignDownloadQuery, PresignDownloadResponse, PresignUploadBody, PresignUploadResponse, SignedUrl } from './media.schemas.js';
+import type { MediaObjectRow } from './media.table.js';
+import type { MediaJobs } from './media.jobs.js';
+
+/** Seconds a presigned upload URL is valid. */
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+/** Seconds a presigned download URL is valid. */
+export const DOWNLOAD_URL_TTL_SECONDS = 5 * 60;
+/** Bytes read to sniff a type (file-type's recommended sample). */
+const SNIFF_BYTES = 4100;
+
+export interface MediaServiceDeps {
+  db: Db;
+  storage: ObjectStorage;
+  jobs: Pick<MediaJobs, 'dispatch'>;
+  publicBaseUrl: string | undefined;
+}
+
+/** What another module may know of a media object it references (custom field values). */
+export interface MediaSummary {
+  id: number;
+  kind: MediaKind;
+  contentType: string;
+  status: MediaObjectRow['status'];
+}
+
+/** The public, optimized bytes of a media object with their validators. */
+export interface PublicMedia {
+  body: Readable;
+  contentType: string;
+  size: number;
+  etag: string;
+}
+
+async function readHead(stream: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    chunks.push(chunk as Buffer);
+    total += (chunk as Buffer).length;
+    if (total >= limit) break;
+  }
+  stream.destroy();
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+const signed = (u: { url: string; method: 'PUT' | 'GET'; headers: Record<string, string>; expiresAt: Date }): SignedUrl => ({
+  url: u.url,
+  method: u.method,
+  headers: u.headers,
+  expires_at: u.expiresAt.toISOString(),
+});
+
+export function createMediaService(deps: MediaServiceDeps) {
+  const { db, storage } = deps;
+  const respond = (row: MediaObjectRow) => toMediaResponse(row, deps.publicBaseUrl);
+
+  async function refuse(row: MediaObjectRow, error: ReturnType<typeof badRequest>): Promise<never> {
+    await storage.delete(row.originalKey);
+    await transition(db, row.id, ['pending'], { status: 'failed', error: error.message });
+    throw error;
+  }
+
+  async function download(row: MediaObjectRow, variant: 'optimized' | 'original', origin?: string): Promise<SignedUrl> {
+    if (variant === 'original') {
+      if (row.status === 'pending') throw conflict('media_not_ready', `Media ${row.id} has not been uploaded and finalized`);
+      if (row.originalDeletedAt !== null) throw conflict('original_removed', `The original of media ${row.id} was removed after its retention period`);
+      return signed(await storage.presignDownload(row.originalKey, { expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, fileName: row.fileName, contentType: row.contentType, origin }));
+    }
+    if (row.status !== 'ready' || row.optimizedKey === null) throw conflict('media_not_ready', `Media ${row.id} is ${row.status}`, { status: row.status });
+    const ext = row.optimizedKey.includes('.') ? row.optimizedKey.slice(row.optimizedKey.lastIndexOf('.')) : '';
+    const fileName = row.optimizedKey === row.originalKey ? row.fileName : row.fileName.replace(/(\.[^.]*)?$/, ext);
+    return signed(await storage.presignDownload(row.optimizedKey, { expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, fileName, contentType: row.optimizedContentType ?? row.contentType, origin }));
+  }
+
+  return {
+    /** Steps 1-2: records a pending object and returns where to PUT its bytes. */
+    async presignUpload(caller: Principal, body: PresignUploadBody, origin?: string): Promise<PresignUploadResponse> {
+      const contentType = body.content_type.toLowerCase();
+      const kind = body.kind ?? kindOf(contentType);
+      if (body.voice_note === true && kind !== 'audio') throw validationFailed([{ field: '/body/voice_note', message: 'applies to audio only' }]);
+      if (!acceptsContentType(kind, contentType)) {
+        throw badRequest('media_type_not_allowed', `${contentType} cannot be uploaded as ${kind}`, { kind, content_type: contentType });
+      }
+      const limit = MEDIA_SIZE_LIMITS[kind];
+      if (body.size > limit) throw badRequest('media_too_large', `A ${kind} may be at most ${limit} bytes`, { kind, limit_bytes: limit, size: body.size });
+      // A random path segment makes keys unguessable; the entity prefix scopes them.
+      const originalKey = `media/${caller.entityId}/${randomUUID()}/original`;
+      const row = await insertMedia(db, {
+        entityId: caller.entityId,
+        kind,
+        contentType,
+        fileName: body.file_name,
+        size: body.size,
+        voiceNote: body.voice_note ?? false,
+        originalKey,
+        createdByEmployeeId: caller.employeeId,
+      });
+      const upload = await storage.presignUpload(originalKey, { contentType, size: body.size, expiresInSeconds: UPLOAD_URL_TTL_SECONDS, origin });
+      return { media: respond(row), upload: signed(upload) };
+    },
+
+    /** Steps 4-5: checks the uploaded object and dispatches processing. Repeating it returns the current state. */
+    async finalizeUpload(caller: Principal, body: FinalizeUploadBody): Promise<{ media: MediaObjectResponse }> {
+      const row = await findMedia(db, caller.entityId, body.media_id);
+      if (!row) throw notFound('media', body.media_id);
+      if (row.status !== 'pending') return { media: respond(row) };
+      const info = await storage.head(row.originalKey);
+      if (!info) throw conflict('upload_missing', `Nothing was uploaded for media ${row.id}`);
+      if (info.size !== row.size) {
+        await refuse(row, badRequest('upload_size_mismatch', `Declared ${row.size} bytes, uploaded ${info.size}`, { declared_size: row.size, uploaded_size: info.size }));
+      }
+      const sniffed = (await fileTypeFromBuffer(await readHead(await storage.read(row.originalKey, { start: 0, end: SNIFF_BYTES - 1 }), SNIFF_BYTES)))?.mime;
+      if (!sniffMatches(row.kind, row.contentType, sniffed)) {
+        await refuse(row, badRequest('upload_type_mismatch', `Declared ${row.contentType}, the bytes are ${sniffed ?? 'of no recognized type'}`, { declared_content_type: row.contentType, detected_content_type: sniffed ?? null }));
+      }
+      const moved = await transition(db, row.id, ['pending'], { status: 'processing', finalizedAt: new Date() });
+      if (!moved) return { media: respond((await findMedia(db, caller.entityId, row.id))!) };
+      await deps.jobs.dispatch(moved.id);
+      return { media: respond(moved) };
+    },
+
+    /** Step 6, private: a short-lived URL of the caller's own object. */
+    async presignDownload(caller: Principal, query: PresignDownloadQuery, origin?: string): Promise<PresignDownloadResponse> {
+      const row = await findMedia(db, caller.entityId, query.media_id);
+      if (!row) throw notFound('media', query.media_id);
+      return { media: respond(row), download: await download(row, query.variant ?? 'optimized', origin) };
+    },
+
+    /** Step 6, public: the optimized bytes of a ready object addressed by either of its keys. */
+    async readPublic(key: string): Promise<PublicMedia> {
+      const row = await findReadyByPublicKey(db, key);
+      if (!row || row.optimizedKey === null) throw notFound('media');
+      return { body: await storage.read(row.optimizedKey), contentType: row.optimizedContentType ?? row.contentType, size: row.optimizedSize ?? row.size, etag: `"${row.optimizedSha256 ?? row.id}"` };
+    },
+
+    /** Media objects of the entity among `ids` (for modules that reference media by id). */
+    async summaries(entityId: number, ids: number[]): Promise<Map<number, MediaSummary>> {
+      const rows = await findMediaMany(db, entityId, ids);
+      return new Map(rows.map((r) => [r.id, { id: r.id, kind: r.kind, contentType: r.contentType, status: r.status }]));
+    },
+
+    /** Short-lived download URLs of the entity's ready objects among `ids`; others are left out. */
+    async downloadUrls(entityId: number, ids: number[], origin?: string): Promise<Map<number, SignedUrl>> {
+      const rows = (await findMediaMany(db, entityId, ids)).filter((r) => r.status === 'ready');
+      return new Map(await Promise.all(rows.map(async (r) => [r.id, await download(r, 'optimized', origin)] as const)));
+    },
+  };
+}
+export type MediaService = ReturnType<typeof createMediaService>;
