@@ -5,7 +5,7 @@
  */
 import { startServer } from './lib.js';
 import { createDirectoryService } from '../src/modules/admin/directory.service.js';
-import { entityChannelAccount } from '../src/modules/records/entity-channel-account.table.js';
+import { entityChannelAccount } from '../src/modules/interactions/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 export const BENCH_PHONE_NUMBER_ID = 'BENCH-PNID';

@@ -11,7 +11,7 @@ export * from '../modules/permissions/permission.table.js';
 export * from '../modules/records/group.table.js';
 export * from '../modules/records/lead.table.js';
 export * from '../modules/records/contact.table.js';
-export * from '../modules/records/entity-channel-account.table.js';
+export * from '../modules/interactions/entity-channel-account.table.js';
 export * from '../modules/records/assignment.table.js';
 export * from '../modules/cartera/cartera-item.table.js';
 export * from '../modules/erp-session/erp-session.table.js';

@@ -4,8 +4,9 @@ import { employee } from '../admin/employee.table.js';
 import { contact } from '../records/contact.table.js';
 import { lead } from '../records/lead.table.js';
 import { crmGroup } from '../records/group.table.js';
-import { entityChannelAccount } from '../records/entity-channel-account.table.js';
+import { entityChannelAccount } from './entity-channel-account.table.js';
 import { routingQueue } from './routing.table.js';
+import { ASSIGNMENT_STATUSES, CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
 /**
  * The local projection of one chat: one customer (`external_chat_id`: WhatsApp wa_id, Messenger PSID,
@@ -20,7 +21,7 @@ export const conversation = pgTable(
     entityChannelAccountId: integer()
       .notNull()
       .references(() => entityChannelAccount.id),
-    channelTypeCode: text().notNull(),
+    channelTypeCode: text({ enum: CHANNEL_TYPE_CODES }).notNull(),
     externalChatId: text().notNull(),
     contactId: integer()
       .notNull()
@@ -32,7 +33,7 @@ export const conversation = pgTable(
       .notNull()
       .references(() => crmGroup.id),
     senderName: text(),
-    assignmentStatus: text().notNull().default('unassigned'),
+    assignmentStatus: text({ enum: ASSIGNMENT_STATUSES }).notNull().default('unassigned'),
     assignedEmployeeId: integer().references(() => employee.id),
     assignedAt: timestamp({ withTimezone: true }),
     queueId: integer().references(() => routingQueue.id, { onDelete: 'set null' }),

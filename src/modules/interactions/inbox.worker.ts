@@ -126,7 +126,7 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
     sweeping = true;
     try {
       const rows = await inboxRepo.dueRows(deps.db, 500, recover);
-      dispatch(rows.map((r) => ({ id: r.id, chatKey: `${r.platform}:${r.accountExternalId}:${r.externalChatId ?? ''}` })));
+      dispatch(rows);
       if (Date.now() - lastPurge > 3_600_000) {
         lastPurge = Date.now();
         await inboxRepo.purgeProcessed(deps.db, options.retentionDays);

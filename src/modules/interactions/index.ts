@@ -9,7 +9,10 @@ import { createConversationService } from './conversation.service.js';
 import { conversationRoutes } from './conversation.routes.js';
 import { createRoutingService } from './routing.service.js';
 import { routingRoutes } from './routing.routes.js';
+import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
+import { createEntityChannelAccountService } from './entity-channel-account.service.js';
 import './interactions.events.js';
+import './interactions.realtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,7 +23,8 @@ declare module 'fastify' {
 
 /**
  * Registers the communications webhook (`/api/interactions/webhooks/*`), the conversations and routing
- * APIs (`/interactions/*`, bare and under /api) and starts the inbox worker with the app.
+ * APIs (`/interactions/*`), the entity's channel accounts (`/entity-channel-accounts`, codes
+ * `entity_channel_accounts.*`), all bare and under /api, and starts the inbox worker with the app.
  */
 export async function registerInteractionsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const worker = createInboxWorker({
@@ -38,5 +42,6 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
   await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
   await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
+  await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
 }

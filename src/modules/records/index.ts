@@ -8,28 +8,24 @@ import { contactRoutes } from './contact.routes.js';
 import { employeeRoutes } from './employee.routes.js';
 import { createEmployeeService } from './employee.service.js';
 import { assignmentRoutes } from './assignment.routes.js';
-import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
 import { createGroupService } from './group.service.js';
 import { createLeadService } from './lead.service.js';
 import { createContactService } from './contact.service.js';
 import { createAssignmentService } from './assignment.service.js';
-import { createEntityChannelAccountService } from './entity-channel-account.service.js';
 
-/** Registers groups, leads, contacts, employees, channel accounts and assignments, bare and under `/api`. */
+/** Registers groups, leads, contacts, employees and assignments, bare and under `/api`. */
 export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const deps = { db: ctx.db, events: ctx.events };
   const groups = createGroupService(deps);
   const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);
   const assignments = createAssignmentService(deps);
-  const accounts = createEntityChannelAccountService(deps);
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(groupRoutes, { service: groups });
     await scope.register(leadRoutes, { service: leads });
     await scope.register(contactRoutes, { service: contacts });
     await scope.register(employeeRoutes, { service: createEmployeeService({ db: ctx.db }) });
     await scope.register(assignmentRoutes, { service: assignments });
-    await scope.register(entityChannelAccountRoutes, { service: accounts });
   };
   await registerBareAndApi(app, plugin, {});
 }
