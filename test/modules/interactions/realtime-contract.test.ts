@@ -4,6 +4,7 @@ import type { TSchema } from 'typebox';
 import { CLIENT_EVENTS, serverEventRegistry } from '../../../src/platform/realtime/events.js';
 // Registers the interactions module's server events, as the app does.
 import '../../../src/modules/interactions/index.js';
+import { CHANNEL_TYPE_CODES } from '../../../src/modules/interactions/interactions.enums.js';
 
 const apiMd = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
 const interactionsMd = readFileSync(new URL('../../../docs/api/interactions.md', import.meta.url), 'utf8');
@@ -82,5 +83,10 @@ describe('the realtime contract and its documentation', () => {
   it('names in docs/api/interactions.md only realtime events that exist', () => {
     const named = [...interactionsMd.matchAll(/`(interaction\.[a-z]+\.[a-z]+)`/g)].map((m) => m[1]!);
     for (const name of named) expect(server.has(name) || name in CLIENT_EVENTS, name).toBe(true);
+  });
+
+  it('lists in docs/api/interactions.md exactly the channel type codes the module accepts', () => {
+    const line = /Channel type codes:(.+?)\.\n/s.exec(interactionsMd)![1]!;
+    expect([...line.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).sort()).toEqual([...CHANNEL_TYPE_CODES].sort());
   });
 });
