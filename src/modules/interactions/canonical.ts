@@ -10,7 +10,7 @@ import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, PLATFORMS, type MessageStatus } f
 
 export { PLATFORMS, type Platform } from './interactions.enums.js';
 
-/** Message types the projection knows; anything else arrives as `unsupported`. */
+/** Message types the service records; anything else arrives as `unsupported`. */
 export const MESSAGE_TYPES = [
   'text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'button',
   'order', 'system', 'postback', 'share', 'story_mention', 'unsupported',

@@ -9,7 +9,7 @@ import { routingQueue } from './routing.table.js';
 import { ASSIGNMENT_STATUSES, CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
 /**
- * The local projection of one chat: one customer (`external_chat_id`: WhatsApp wa_id, Messenger PSID,
+ * The local record of one chat: one customer (`external_chat_id`: WhatsApp wa_id, Messenger PSID,
  * Instagram IGSID) on one channel account of the entity. `assignment_status` is `unassigned`, `queued`
  * (waiting in `queue_id` for a free member) or `assigned` (to `assigned_employee_id`).
  */

@@ -46,7 +46,7 @@ export async function insertNew(database: Pick<Database, 'preparedQuery'>, event
 /**
  * Lets the caller's transaction commit without waiting for its WAL flush (`synchronous_commit` off, for
  * this transaction only). Safe for the worker: its transaction marks the inbox rows processed together with
- * their projection, so if PostgreSQL crashed before flushing it, both are lost together and the durable
+ * the conversation changes they cause, so if PostgreSQL crashed before flushing it, both are lost together and the durable
  * inbox rows (committed synchronously by the webhook) are simply applied again (docs/decisions.md).
  */
 export async function commitWithoutWaitingForFlush(db: Db): Promise<void> {

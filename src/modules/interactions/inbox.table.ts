@@ -5,7 +5,7 @@ import { INBOX_STATES } from './interactions.enums.js';
 /**
  * The durable inbox of the communications webhook (SPEC "Inbound webhook processing order"): one row per
  * canonical event, unique on the platform's event key, written before the webhook answers 200. The row
- * is also the work item: `state` goes pending → processed | unroutable | dead, and the projection change
+ * is also the work item: `state` goes pending → processed | unroutable | dead, and the conversation change
  * and `processed` are committed in one transaction, so a second delivery of the work is a no-op.
  * Not scoped by entity on purpose: the entity is only known once the receiving account is resolved.
  */
