@@ -4,8 +4,8 @@
  * Prints one JSON line `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
  */
 import { startServer } from './lib.js';
-import { createDirectoryService } from '../src/modules/identity/directory.service.js';
-import { entityChannelAccount } from '../src/modules/records/entity-channel-account.table.js';
+import { createDirectoryService } from '../src/modules/identity/index.js';
+import { entityChannelAccount } from '../src/modules/interactions/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 export const BENCH_PHONE_NUMBER_ID = 'BENCH-PNID';

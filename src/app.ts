@@ -149,7 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
-  await registerInteractionsModule(app, ctx);
+  await registerInteractionsModule(app, ctx, identity);
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 

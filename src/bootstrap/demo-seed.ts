@@ -8,11 +8,13 @@ import { seedIdentityDemo, type IdentityDemo } from '../modules/identity/index.j
 import { seedInvoicesDemo, seedRecordsDemo, type InvoicesDemo } from '../modules/records/index.js';
 import { seedCustomFieldsDemo } from '../modules/custom-fields/index.js';
 import { seedInteractionsDemo, type InteractionsDemo } from '../modules/interactions/index.js';
+import { seedFormsDemo } from '../modules/forms/index.js';
 
 export interface DemoSummary {
   identity: IdentityDemo;
   invoices: InvoicesDemo;
   interactions: InteractionsDemo;
+  forms: { formKey: string };
 }
 
 export async function seedDemo(db: Db): Promise<DemoSummary> {
@@ -21,7 +23,8 @@ export async function seedDemo(db: Db): Promise<DemoSummary> {
   await seedCustomFieldsDemo(db, { ...records, employeeId: identity.employees.adminEntity1 });
   const invoices = await seedInvoicesDemo(db);
   const interactions = await seedInteractionsDemo(db, identity.entities[0]!.id, [identity.employees.adminEntity1, identity.employees.sellerEntity1]);
-  return { identity, invoices, interactions };
+  const forms = await seedFormsDemo(db, identity.entities[0]!.id);
+  return { identity, invoices, interactions, forms };
 }
 
 /** Lines a person reads after seeding: who can log in where. */
@@ -31,7 +34,7 @@ export function describeDemo(summary: DemoSummary): string {
     ...summary.identity.entities.map((e) => `  entity ${e.id}: ${e.name}`),
     ...summary.identity.logins.map((l) => `  login ${l.email} / ${l.password} (${l.note})`),
     ...summary.invoices.groups.map((g) => `  entity ${g.entityId}: group ${g.groupId} "${g.name}" has ERP invoices (GET /groups/${g.groupId}/invoices)`),
-    `  WhatsApp phone_number_id ${summary.interactions.phoneNumberId} -> entity ${summary.identity.entities[0]!.id} inbox; form key ${summary.interactions.formKey}`,
+    `  WhatsApp phone_number_id ${summary.interactions.phoneNumberId} -> entity ${summary.identity.entities[0]!.id} inbox; form key ${summary.forms.formKey}`,
   ].join('\n');
 }
 

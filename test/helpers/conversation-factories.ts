@@ -1,7 +1,7 @@
 /** Factories for the conversation tests: channel accounts and a contact with one channel, written straight to the database. */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/client.js';
-import { entityChannelAccount } from '../../src/modules/records/entity-channel-account.table.js';
+import { entityChannelAccount } from '../../src/modules/interactions/entity-channel-account.table.js';
 import { crmGroup } from '../../src/modules/records/group.table.js';
 import { lead } from '../../src/modules/records/lead.table.js';
 import { contact, contactChannel } from '../../src/modules/records/contact.table.js';

@@ -6,18 +6,19 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
-export const PLATFORMS = ['whatsapp', 'messenger', 'instagram'] as const;
-export type Platform = (typeof PLATFORMS)[number];
+import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, PLATFORMS, type MessageStatus } from './interactions.enums.js';
 
-/** Message types the projection knows; anything else arrives as `unsupported`. */
+export { PLATFORMS, type Platform } from './interactions.enums.js';
+
+/** Message types the service records; anything else arrives as `unsupported`. */
 export const MESSAGE_TYPES = [
   'text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'button',
   'order', 'system', 'postback', 'share', 'story_mention', 'unsupported',
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
-export const DELIVERY_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const DELIVERY_STATUSES = MESSAGE_STATUSES;
+export type DeliveryStatus = MessageStatus;
 
 const Str = Type.String({ minLength: 1, maxLength: 1024 });
 const Iso = Type.String({ format: 'date-time' });
@@ -36,7 +37,7 @@ export const CanonicalMessageEvent = Type.Object({
   /** The customer's platform id (wa_id, PSID, IGSID); one conversation per account and chat. */
   external_chat_id: Str,
   /** `outbound` for echoes of messages sent from another tool on the same account. */
-  direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]),
+  direction: Type.Enum(MESSAGE_DIRECTIONS),
   message_id: Str,
   occurred_at: Iso,
   sender: Type.Object({
@@ -138,7 +139,12 @@ export function eventKey(event: CanonicalEvent): string {
 
 /** Conversation key used to serialize work: events of one chat are applied one at a time, in order. */
 export function chatKey(event: CanonicalEvent): string {
-  return `${event.platform}:${event.account_id}:${event.kind === 'account_error' ? '' : (event.external_chat_id ?? '')}`;
+  return chatKeyOf(event.platform, event.account_id, event.kind === 'account_error' ? null : event.external_chat_id);
+}
+
+/** The chat key (`platform:account:chat`) from its parts, as the inbox row stores them (the sweeper's side of `chatKey`). */
+export function chatKeyOf(platform: string, accountId: string, externalChatId: string | null): string {
+  return `${platform}:${accountId}:${externalChatId ?? ''}`;
 }
 
 /** Platform seconds (string or number) or milliseconds to ISO 8601. */

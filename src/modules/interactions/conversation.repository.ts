@@ -4,11 +4,12 @@ import type { Db } from '../../db/client.js';
 import { conversation } from './conversation.table.js';
 import { message } from './message.table.js';
 import type { ConversationRow, MessageRow } from './conversation.mapper.js';
+import type { ChannelTypeCode } from './interactions.enums.js';
 
 export interface InboxFilter {
   filter: 'mine' | 'unassigned' | 'all';
   employeeId: number;
-  channelTypeCode?: string | undefined;
+  channelTypeCode?: ChannelTypeCode | undefined;
   followUp?: boolean | undefined;
   unread?: boolean | undefined;
   q?: string | undefined;

@@ -1,5 +1,6 @@
 /** TypeBox schemas of the conversations API and the realtime payloads that reuse them. */
 import { Type, type Static } from 'typebox';
+import { ASSIGNMENT_STATUSES, CHANNEL_TYPE_CODES, MESSAGE_DIRECTIONS, MESSAGE_STATUSES } from './interactions.enums.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -7,13 +8,13 @@ export const ConversationResponse = Type.Object({
   id: Type.Integer(),
   entity_id: Type.Integer(),
   entity_channel_account_id: Type.Integer(),
-  channel_type_code: Type.String(),
+  channel_type_code: Type.Enum(CHANNEL_TYPE_CODES),
   external_chat_id: Type.String(),
   contact_id: Type.Integer(),
   lead_id: Type.Integer(),
   group_id: Type.Integer(),
   sender_name: Nullable(Type.String()),
-  assignment_status: Type.String({ description: 'unassigned, queued or assigned' }),
+  assignment_status: Type.Enum(ASSIGNMENT_STATUSES),
   assigned_employee_id: Nullable(Type.Integer()),
   assigned_at: Nullable(Type.String({ format: 'date-time' })),
   queue_id: Nullable(Type.Integer()),
@@ -31,14 +32,14 @@ export type ConversationResponse = Static<typeof ConversationResponse>;
 export const MessageResponse = Type.Object({
   id: Type.Integer(),
   conversation_id: Type.Integer(),
-  direction: Type.String({ description: 'inbound or outbound' }),
+  direction: Type.Enum(MESSAGE_DIRECTIONS),
   type: Type.String(),
   text: Nullable(Type.String()),
   content: Type.Record(Type.String(), Type.Unknown()),
   external_message_id: Type.String(),
   reply_to_external_id: Nullable(Type.String()),
   media_id: Nullable(Type.String()),
-  status: Nullable(Type.String()),
+  status: Nullable(Type.Enum(MESSAGE_STATUSES)),
   sent_at: Nullable(Type.String({ format: 'date-time' })),
   delivered_at: Nullable(Type.String({ format: 'date-time' })),
   read_at: Nullable(Type.String({ format: 'date-time' })),
@@ -50,7 +51,7 @@ export type MessageResponse = Static<typeof MessageResponse>;
 
 export const ConversationListQuery = Type.Object({
   filter: Type.Optional(Type.Union([Type.Literal('mine'), Type.Literal('unassigned'), Type.Literal('all')], { default: 'all' })),
-  channel_type_code: Type.Optional(Type.Enum(['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm'])),
+  channel_type_code: Type.Optional(Type.Enum(CHANNEL_TYPE_CODES)),
   follow_up: Type.Optional(Type.Boolean()),
   unread: Type.Optional(Type.Boolean()),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

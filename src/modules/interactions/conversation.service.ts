@@ -7,17 +7,16 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { badRequest, notFound } from '../../platform/errors.js';
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../../db/client.js';
+import { notFound } from '../../platform/errors.js';
+import type { IdentityService } from '../identity/index.js';
 import * as repo from './conversation.repository.js';
 import { toConversationResponse, toMessageResponse, type ConversationRow } from './conversation.mapper.js';
 import type { ConversationListQuery, ConversationResponse, MessageResponse } from './conversation.schemas.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { RealtimeEvent } from './realtime-events.js';
 import { drainQueuesOf } from './routing.engine.js';
-import { pushAssignmentEffects, type Effects } from './projection.service.js';
-import { publishEffects } from './effects.js';
+import { AfterCommit } from './after-commit.js';
+import { announceAssignment, announceUnassignment } from './interactions.events.js';
+import { emitConversationRead, emitConversationUpdated } from './interactions.realtime.js';
 
 type Page<T> = { data: T[]; pagination: { next_cursor: string | null; limit: number } };
 
@@ -32,19 +31,18 @@ export interface ConversationService {
   unassign(p: Principal, id: number): Promise<ConversationResponse>;
 }
 
-export function createConversationService(deps: { db: Db; events: EventBus; realtime: Realtime }): ConversationService {
+export function createConversationService(deps: { db: Db; events: EventBus; realtime: Realtime; identity: Pick<IdentityService, 'assertActiveMember'> }): ConversationService {
   const { db } = deps;
   const load = async (p: Principal, id: number) => {
     const row = await repo.getConversation(db, p.entityId, id);
     if (!row) throw notFound('conversation', id);
     return row;
   };
-  const update = async (p: Principal, id: number, values: Parameters<typeof repo.updateConversation>[3], event: string) => {
+  const update = async (p: Principal, id: number, values: Parameters<typeof repo.updateConversation>[3], emit: typeof emitConversationUpdated) => {
     const row = await repo.updateConversation(db, p.entityId, id, values);
     if (!row) throw notFound('conversation', id);
-    const body = toConversationResponse(row);
-    deps.realtime.toEntity(p.entityId, event, { conversation: body }, { externalChatId: row.externalChatId, conversationId: row.id });
-    return body;
+    emit(deps.realtime, row);
+    return toConversationResponse(row);
   };
   return {
     async list(p, q) {
@@ -76,61 +74,49 @@ export function createConversationService(deps: { db: Db; events: EventBus; real
       const last = page.at(-1);
       return { data: page.map(toMessageResponse), pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.occurredAtMs, last.id) : null, limit } };
     },
-    setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, RealtimeEvent.conversationUpdated),
-    markRead: (p, id) => update(p, id, { unreadCount: 0 }, RealtimeEvent.conversationRead),
-    setFollowUp: (p, id, followUp) => update(p, id, { followUp }, RealtimeEvent.conversationUpdated),
+    setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, emitConversationUpdated),
+    markRead: (p, id) => update(p, id, { unreadCount: 0 }, emitConversationRead),
+    setFollowUp: (p, id, followUp) => update(p, id, { followUp }, emitConversationUpdated),
     async assign(p, id, employeeId) {
-      const member = await queryRows<{ id: number }>(db, sql`select id from employee where id = ${employeeId} and entity_id = ${p.entityId} and is_active`);
-      if (member.length === 0) throw badRequest('invalid_employee', `Employee ${employeeId} is not an active member of this entity`);
-      const effects: Effects = { realtime: [], domain: [] };
+      await deps.identity.assertActiveMember(p.entityId, employeeId, '/body/employee_id');
+      const out = new AfterCommit();
       let previous: ConversationRow | undefined;
       const row = await db.transaction(async (tx) => {
         previous = await repo.getConversation(tx, p.entityId, id, true);
         if (!previous) throw notFound('conversation', id);
         const updated = await repo.updateConversation(tx, p.entityId, id, { assignmentStatus: 'assigned', assignedEmployeeId: employeeId, assignedAt: new Date(), queuedAt: null });
-        pushAssignmentEffects(effects, { conversation: updated!, employeeId, via: 'manual', queueId: null }, p.employeeId);
-        if (previous.assignmentStatus === 'assigned' && previous.assignedEmployeeId !== null && previous.assignedEmployeeId !== employeeId) {
-          unassignEffects(effects, previous, p.employeeId);
-          for (const a of await drainQueuesOf(tx, p.entityId, previous.assignedEmployeeId)) pushAssignmentEffects(effects, a, null);
+        announceAssignment(out, { conversation: updated!, employeeId, via: 'manual', queueId: null }, p.employeeId);
+        const released = releasedEmployee(previous);
+        if (released !== null && released.assignedEmployeeId !== employeeId) {
+          announceUnassignment(out, released, p.employeeId);
+          for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(out, a, null);
         }
         return updated!;
       });
-      await publishEffects(deps, effects);
+      await out.publish(deps);
       return toConversationResponse(row);
     },
     async unassign(p, id) {
-      const effects: Effects = { realtime: [], domain: [] };
+      const out = new AfterCommit();
       const row = await db.transaction(async (tx) => {
         const previous = await repo.getConversation(tx, p.entityId, id, true);
         if (!previous) throw notFound('conversation', id);
         const updated = await repo.updateConversation(tx, p.entityId, id, { assignmentStatus: 'unassigned', assignedEmployeeId: null, assignedAt: null, queueId: null, queuedAt: null });
-        effects.realtime.push({ entityId: p.entityId, conversationId: id, externalChatId: updated!.externalChatId, event: RealtimeEvent.conversationUpdated, payload: { conversation: toConversationResponse(updated!) } });
-        if (previous.assignmentStatus === 'assigned' && previous.assignedEmployeeId !== null) {
-          unassignEffects(effects, previous, p.employeeId);
-          for (const a of await drainQueuesOf(tx, p.entityId, previous.assignedEmployeeId)) pushAssignmentEffects(effects, a, null);
+        emitConversationUpdated(out, updated!);
+        const released = releasedEmployee(previous);
+        if (released !== null) {
+          announceUnassignment(out, released, p.employeeId);
+          for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(out, a, null);
         }
         return updated!;
       });
-      await publishEffects(deps, effects);
+      await out.publish(deps);
       return toConversationResponse(row);
     },
   };
 }
 
-function unassignEffects(effects: Effects, previous: ConversationRow, by: number): void {
-  effects.domain.push({
-    name: 'conversation.unassigned',
-    payload: {
-      entityId: previous.entityId,
-      conversationId: previous.id,
-      contactId: previous.contactId,
-      leadId: previous.leadId,
-      groupId: previous.groupId,
-      employeeId: previous.assignedEmployeeId!,
-      via: 'manual',
-      queueId: previous.queueId,
-      changedByEmployeeId: by,
-      occurredAt: new Date().toISOString(),
-    },
-  });
+/** `previous` when it was assigned to an employee (who frees capacity by losing it), else null. */
+function releasedEmployee(previous: ConversationRow): (ConversationRow & { assignedEmployeeId: number }) | null {
+  return previous.assignmentStatus === 'assigned' && previous.assignedEmployeeId !== null ? { ...previous, assignedEmployeeId: previous.assignedEmployeeId } : null;
 }

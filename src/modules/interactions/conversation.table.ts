@@ -5,11 +5,12 @@ import { employee } from '../identity/employee.table.js';
 import { contact } from '../records/contact.table.js';
 import { lead } from '../records/lead.table.js';
 import { crmGroup } from '../records/group.table.js';
-import { entityChannelAccount } from '../records/entity-channel-account.table.js';
+import { entityChannelAccount } from './entity-channel-account.table.js';
 import { routingQueue } from './routing.table.js';
+import { ASSIGNMENT_STATUSES, CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
 /**
- * The local projection of one chat: one customer (`external_chat_id`: WhatsApp wa_id, Messenger PSID,
+ * The local record of one chat: one customer (`external_chat_id`: WhatsApp wa_id, Messenger PSID,
  * Instagram IGSID) on one channel account of the entity. `assignment_status` is `unassigned`, `queued`
  * (waiting in `queue_id` for a free member) or `assigned` (to `assigned_employee_id`).
  */
@@ -21,7 +22,7 @@ export const conversation = pgTable(
     entityChannelAccountId: integer()
       .notNull()
       .references(() => entityChannelAccount.id),
-    channelTypeCode: text().notNull(),
+    channelTypeCode: text({ enum: CHANNEL_TYPE_CODES }).notNull(),
     externalChatId: text().notNull(),
     contactId: integer()
       .notNull()
@@ -33,7 +34,7 @@ export const conversation = pgTable(
       .notNull()
       .references(() => crmGroup.id),
     senderName: text(),
-    assignmentStatus: text().notNull().default('unassigned'),
+    assignmentStatus: text({ enum: ASSIGNMENT_STATUSES }).notNull().default('unassigned'),
     assignedEmployeeId: integer().references(() => employee.id),
     assignedAt: timestamp({ withTimezone: true }),
     queueId: integer().references(() => routingQueue.id, { onDelete: 'set null' }),

@@ -1,33 +1,28 @@
 /**
- * Demo data of the interactions module: entity 1 owns the WhatsApp number of Meta's published examples
+ * Demo data of the interactions module: the demo company's WhatsApp number and Messenger page; entity 1 owns the WhatsApp number of Meta's published examples
  * (`phone_number_id` 106540352242922), so those payloads land in its inbox out of the box; a default
- * queue holds the demo employees; a web form key `demo-form-key` feeds entity 1. Idempotent.
+ * queue holds the demo employees. Idempotent.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { entityChannelAccount } from '../records/entity-channel-account.table.js';
+import { insertAccountIfAbsent } from './entity-channel-account.repository.js';
 import { routingQueue, routingQueueMember } from './routing.table.js';
-import { formKey } from '../forms/form-key.table.js';
 
 export const DEMO_WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
 
 export interface InteractionsDemo {
   channelAccountId: number;
   phoneNumberId: string;
-  formKey: string;
 }
 
 export async function seedInteractionsDemo(db: Db, entityId: number, employeeIds: number[]): Promise<InteractionsDemo> {
-  await db
-    .insert(entityChannelAccount)
-    .values({ entityId, channelTypeCode: 'chatapp_api', externalAccountId: DEMO_WHATSAPP_PHONE_NUMBER_ID, displayName: 'Demo WhatsApp (+1 555 078 3881)', phoneNumber: '+15550783881' })
-    .onConflictDoNothing();
-  const [account] = await db.select({ id: entityChannelAccount.id }).from(entityChannelAccount).where(sql`${entityChannelAccount.externalAccountId} = ${DEMO_WHATSAPP_PHONE_NUMBER_ID}`);
+  await insertAccountIfAbsent(db, entityId, { channelTypeCode: 'chatapp_api', externalAccountId: '100000000000001', displayName: 'Demo Company WhatsApp', phoneNumber: '+50222220000' });
+  await insertAccountIfAbsent(db, entityId, { channelTypeCode: 'social_messenger', externalAccountId: 'page-demo-1', displayName: 'Demo Company Messenger', phoneNumber: null });
+  const account = await insertAccountIfAbsent(db, entityId, { channelTypeCode: 'chatapp_api', externalAccountId: DEMO_WHATSAPP_PHONE_NUMBER_ID, displayName: 'Demo WhatsApp (+1 555 078 3881)', phoneNumber: '+15550783881' });
   const existing = await db.select({ id: routingQueue.id }).from(routingQueue).where(sql`${routingQueue.entityId} = ${entityId} and ${routingQueue.isDefault}`);
   const queueId = existing[0]?.id ?? (await db.insert(routingQueue).values({ entityId, name: 'Demo inbox', isDefault: true, defaultCapacity: 20 }).returning({ id: routingQueue.id }))[0]!.id;
   for (const [position, employeeId] of employeeIds.entries()) {
     await db.insert(routingQueueMember).values({ entityId, queueId, employeeId, position }).onConflictDoNothing();
   }
-  await db.insert(formKey).values({ entityId, key: 'demo-form-key', name: 'Demo website form' }).onConflictDoNothing();
-  return { channelAccountId: account!.id, phoneNumberId: DEMO_WHATSAPP_PHONE_NUMBER_ID, formKey: 'demo-form-key' };
+  return { channelAccountId: account.id, phoneNumberId: DEMO_WHATSAPP_PHONE_NUMBER_ID };
 }

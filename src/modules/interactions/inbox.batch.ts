@@ -1,7 +1,8 @@
 /**
- * Applies a batch of inbox rows in ONE transaction: one claim statement, the batch's messages in a few
- * statements for all of them (projection.service.ts `applyMessageBatch`), the other events one by one,
- * one outcome statement, one commit; effects are published after the commit, in order. The worker only
+ * Applies a batch of inbox rows in ONE transaction: one statement claims the rows and resolves their
+ * receiving accounts and conversations, the batch's messages take one statement for all of them (plus
+ * the opening of new chats' conversations), statuses apply one by one (inbound.service.ts), one outcome
+ * statement, one commit; what the events publish goes out after the commit, in order. The worker only
  * batches rows of distinct chats, so batching changes no conversation's order. When anything in the
  * batch fails the transaction rolls back whole (nothing is half applied) and each row is tried again
  * alone, so only the faulty event records a failure.
@@ -11,8 +12,8 @@ import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import * as inboxRepo from './inbox.repository.js';
-import { applyEvent, applyMessageBatch, type Effects } from './projection.service.js';
-import { publishEffects } from './effects.js';
+import { applyInboundEvents } from './inbound.service.js';
+import type { AfterCommit } from './after-commit.js';
 
 export interface BatchDeps {
   db: Db;
@@ -28,9 +29,9 @@ export interface RetryPolicy {
 
 /** Claims and applies `ids` (rows already processed or held elsewhere are skipped); never throws. */
 export async function processBatch(deps: BatchDeps, ids: number[], policy: RetryPolicy): Promise<void> {
-  let effects: Effects[];
+  let published: AfterCommit[];
   try {
-    effects = await applyBatch(deps.db, ids);
+    published = await applyBatch(deps.db, ids);
   } catch (err) {
     if (ids.length > 1) {
       for (const id of ids) await processBatch(deps, [id], policy);
@@ -39,36 +40,25 @@ export async function processBatch(deps: BatchDeps, ids: number[], policy: Retry
     await recordFailure(deps, ids[0]!, err, policy);
     return;
   }
-  for (const e of effects) {
+  for (const out of published) {
     try {
-      await publishEffects(deps, e);
+      await out.publish(deps);
     } catch (err) {
-      deps.log.error({ err }, 'publishing inbound event effects failed');
+      deps.log.error({ err }, 'publishing what an inbound event changed failed');
     }
   }
 }
 
-async function applyBatch(db: Db, ids: number[]): Promise<Effects[]> {
+async function applyBatch(db: Db, ids: number[]): Promise<AfterCommit[]> {
   return db.transaction(async (tx) => {
     await inboxRepo.commitWithoutWaitingForFlush(tx);
     const rows = await inboxRepo.claimBatch(tx, ids);
-    const byId = new Map(rows.map((r) => [r.id, r.event]));
-    const claimed = ids.filter((id) => byId.has(id)).map((id) => ({ id, event: byId.get(id)! }));
-    // Messages in statements for the whole batch; everything else one event at a time.
-    const fast = await applyMessageBatch(tx, claimed.map((c) => c.event));
-    const outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[] = [];
-    const effects: Effects[] = [];
-    for (const [i, { id, event }] of claimed.entries()) {
-      const result = fast[i] ?? (await applyEvent(tx, event));
-      if (result.outcome === 'unroutable') {
-        outcomes.push({ id, state: 'unroutable', entityId: null });
-        continue;
-      }
-      outcomes.push({ id, state: 'processed', entityId: result.entityId });
-      effects.push(result.effects);
-    }
-    await inboxRepo.setOutcomes(tx, outcomes);
-    return effects;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    // Claimed rows in the worker's order (the claim statement returns them in any order).
+    const claimed = ids.flatMap((id) => byId.get(id) ?? []);
+    const outcomes = await applyInboundEvents(tx, claimed);
+    await inboxRepo.setOutcomes(tx, outcomes.map(({ id, state, entityId }) => ({ id, state, entityId })));
+    return outcomes.flatMap((o) => (o.state === 'processed' ? [o.out] : []));
   });
 }
 

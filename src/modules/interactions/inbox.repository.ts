@@ -2,7 +2,9 @@
 import { and, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { preparedIn, type Database, type Db } from '../../db/client.js';
 import { interactionWebhookInbox as inbox } from './inbox.table.js';
-import type { CanonicalEvent } from './canonical.js';
+import { chatKeyOf, type CanonicalEvent } from './canonical.js';
+import { PLATFORM_CODE_VALUES, type ChannelAccountRef } from './entity-channel-account.repository.js';
+import type { ChannelTypeCode, InboxState } from './interactions.enums.js';
 
 export type InboxRow = typeof inbox.$inferSelect;
 
@@ -44,7 +46,7 @@ export async function insertNew(database: Pick<Database, 'preparedQuery'>, event
 /**
  * Lets the caller's transaction commit without waiting for its WAL flush (`synchronous_commit` off, for
  * this transaction only). Safe for the worker: its transaction marks the inbox rows processed together with
- * their projection, so if PostgreSQL crashed before flushing it, both are lost together and the durable
+ * the conversation changes they cause, so if PostgreSQL crashed before flushing it, both are lost together and the durable
  * inbox rows (committed synchronously by the webhook) are simply applied again (docs/decisions.md).
  */
 export async function commitWithoutWaitingForFlush(db: Db): Promise<void> {
@@ -52,21 +54,55 @@ export async function commitWithoutWaitingForFlush(db: Db): Promise<void> {
 }
 
 const CLAIM_BATCH = `
+with claimed as (
   update interaction_webhook_inbox
      set state = 'processed', processed_at = now(), attempts = attempts + 1, last_error = null
    where id in (select id from interaction_webhook_inbox where id = any($1::bigint[]) and state = 'pending' for update skip locked)
-  returning id, event`;
+  returning id, event, platform, account_external_id, external_chat_id
+)
+select i.id, i.event, a.id as account_id, a.entity_id, a.channel_type_code, c.id as conversation_id
+  from claimed i
+  left join lateral (
+    select a.id, a.entity_id, a.channel_type_code
+      from (values ${PLATFORM_CODE_VALUES}) as pc(platform, code)
+      join entity_channel_account a on a.channel_type_code = pc.code::channel_type_code and a.external_account_id = i.account_external_id and a.is_active
+     where pc.platform = i.platform
+     order by a.id
+     limit 1
+  ) a on true
+  left join conversation c on c.entity_channel_account_id = a.id and c.external_chat_id = i.external_chat_id`;
+
+/** An inbox row claimed for processing, with its receiving account and conversation as they stood at the claim. */
+export interface ClaimedEvent {
+  id: number;
+  event: CanonicalEvent;
+  /** The active account of the event's platform and account id; null when no entity has it (yet). */
+  account: ChannelAccountRef | null;
+  /** The chat's conversation on that account; null when there is none yet (or no account). */
+  conversationId: number | null;
+}
 
 /**
- * Claims the pending rows among `ids` for the caller's transaction and marks them `processed` in one
- * statement; rows that are done or locked by another worker (SKIP LOCKED) are left out. A row whose
- * event turns out unroutable is corrected by `setOutcomes` in the same transaction, so a rollback undoes
- * both and the row is pending again. Runs once per worker batch, so it is a prepared statement.
+ * Claims the pending rows among `ids` for the caller's transaction, marks them `processed` and resolves
+ * their receiving accounts and existing conversations, all in one statement; rows that are done or locked
+ * by another worker (SKIP LOCKED) are left out. A row whose event turns out unroutable is corrected by
+ * `setOutcomes` in the same transaction, so a rollback undoes both and the row is pending again. Runs once
+ * per worker batch, so it is a prepared statement.
  */
-export async function claimBatch(db: Db, ids: number[]): Promise<{ id: number; event: CanonicalEvent }[]> {
+export async function claimBatch(db: Db, ids: number[]): Promise<ClaimedEvent[]> {
   if (ids.length === 0) return [];
-  const rows = await preparedIn<{ id: string | number; event: CanonicalEvent }>(db, 'interactions_inbox_claim_batch', CLAIM_BATCH, [ids]);
-  return rows.map((r) => ({ id: Number(r.id), event: r.event }));
+  const rows = await preparedIn<{ id: string | number; event: CanonicalEvent; account_id: number | null; entity_id: number | null; channel_type_code: ChannelTypeCode | null; conversation_id: number | null }>(
+    db,
+    'interactions_inbox_claim_batch',
+    CLAIM_BATCH,
+    [ids],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    event: r.event,
+    account: r.account_id === null ? null : { id: r.account_id, entityId: r.entity_id!, channelTypeCode: r.channel_type_code! },
+    conversationId: r.conversation_id,
+  }));
 }
 
 const SET_OUTCOMES = `
@@ -76,7 +112,7 @@ const SET_OUTCOMES = `
    where i.id = x.id`;
 
 /** Sets the outcome and resolved entity of rows claimed by `claimBatch`, in one statement. */
-export async function setOutcomes(db: Db, outcomes: { id: number; state: 'processed' | 'unroutable'; entityId: number | null }[]): Promise<void> {
+export async function setOutcomes(db: Db, outcomes: { id: number; state: Extract<InboxState, 'processed' | 'unroutable'>; entityId: number | null }[]): Promise<void> {
   if (outcomes.length === 0) return;
   await preparedIn(db, 'interactions_inbox_set_outcomes', SET_OUTCOMES, [outcomes.map((o) => o.id), outcomes.map((o) => o.state), outcomes.map((o) => o.entityId)]);
 }
@@ -93,16 +129,17 @@ export async function recordFailure(db: Db, id: number, error: string, maxAttemp
 }
 
 /** Pending rows due for an attempt (retries, and work a stopped process left behind), oldest first. */
-export async function dueRows(db: Db, limit: number, includeUntried = false): Promise<{ id: number; platform: string; accountExternalId: string; externalChatId: string | null }[]> {
-  return db
+export async function dueRows(db: Db, limit: number, includeUntried = false): Promise<{ id: number; chatKey: string }[]> {
+  const rows = await db
     .select({ id: inbox.id, platform: inbox.platform, accountExternalId: inbox.accountExternalId, externalChatId: inbox.externalChatId })
     .from(inbox)
     .where(and(eq(inbox.state, 'pending'), includeUntried ? or(lte(inbox.nextAttemptAt, new Date()), eq(inbox.attempts, 0)) : lte(inbox.nextAttemptAt, new Date())))
     .orderBy(inbox.occurredAt, inbox.id)
     .limit(limit);
+  return rows.map((r) => ({ id: r.id, chatKey: chatKeyOf(r.platform, r.accountExternalId, r.externalChatId) }));
 }
 
-export async function listByState(db: Db, state: 'dead' | 'unroutable', limit: number, beforeId: number | undefined): Promise<InboxRow[]> {
+export async function listByState(db: Db, state: Extract<InboxState, 'dead' | 'unroutable'>, limit: number, beforeId: number | undefined): Promise<InboxRow[]> {
   return db
     .select()
     .from(inbox)

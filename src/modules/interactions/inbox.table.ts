@@ -1,10 +1,11 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+import { INBOX_STATES } from './interactions.enums.js';
 
 /**
  * The durable inbox of the communications webhook (SPEC "Inbound webhook processing order"): one row per
  * canonical event, unique on the platform's event key, written before the webhook answers 200. The row
- * is also the work item: `state` goes pending → processed | unroutable | dead, and the projection change
+ * is also the work item: `state` goes pending → processed | unroutable | dead, and the conversation change
  * and `processed` are committed in one transaction, so a second delivery of the work is a no-op.
  * Not scoped by entity on purpose: the entity is only known once the receiving account is resolved.
  */
@@ -23,7 +24,7 @@ export const interactionWebhookInbox = pgTable(
     occurredAt: timestamp({ withTimezone: true }).notNull(),
     /** The canonical event (see canonical.ts). */
     event: jsonb().notNull(),
-    state: text().notNull().default('pending'),
+    state: text({ enum: INBOX_STATES }).notNull().default('pending'),
     attempts: integer().notNull().default(0),
     lastError: text(),
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

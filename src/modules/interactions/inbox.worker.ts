@@ -3,10 +3,10 @@
  * freshly committed inbox rows; it applies them in batches (inbox.batch.ts: one transaction for up to
  * `batchSize` rows of distinct chats) with at most `concurrency` transactions at once, so the webhook's
  * inserts always find a free connection. A chat has at most one event in flight, so a conversation's
- * events apply in arrival order. Effects are published after commit. A sweeper claims
+ * events apply in arrival order. What they change is published after commit. A sweeper claims
  * pending rows that are due (retries with exponential backoff, and rows left behind by a process that
  * stopped or died) every `sweepIntervalMs`; rows are claimed with FOR UPDATE SKIP LOCKED and marked
- * processed in the projection's transaction, so any number of workers and instances never apply one
+ * processed in the transaction that applies them, so any number of workers and instances never apply one
  * event twice. After `maxAttempts` failures a row moves to the dead-letter list with its error.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -70,7 +70,7 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
   let sweeping = false;
   let lastPurge = 0;
 
-  const settle = (count: number) => {
+  const finished = (count: number) => {
     active -= count;
     if (active === 0) for (const w of idleWaiters.splice(0)) w();
   };
@@ -103,7 +103,7 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
         busy.delete(chatKey);
         if (waiting.has(chatKey)) ready.add(chatKey);
       }
-      settle(batch.length);
+      finished(batch.length);
       pump();
     }
   }
@@ -126,7 +126,7 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
     sweeping = true;
     try {
       const rows = await inboxRepo.dueRows(deps.db, 500, recover);
-      dispatch(rows.map((r) => ({ id: r.id, chatKey: `${r.platform}:${r.accountExternalId}:${r.externalChatId ?? ''}` })));
+      dispatch(rows);
       if (Date.now() - lastPurge > 3_600_000) {
         lastPurge = Date.now();
         await inboxRepo.purgeProcessed(deps.db, options.retentionDays);

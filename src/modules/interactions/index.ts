@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
+import type { IdentityService } from '../identity/index.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
 import { createInboxWorker, type InboxWorker } from './inbox.worker.js';
 import { createWebhookService } from './webhook.service.js';
@@ -9,7 +10,10 @@ import { createConversationService } from './conversation.service.js';
 import { conversationRoutes } from './conversation.routes.js';
 import { createRoutingService } from './routing.service.js';
 import { routingRoutes } from './routing.routes.js';
+import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
+import { createEntityChannelAccountService } from './entity-channel-account.service.js';
 import './interactions.events.js';
+import './interactions.realtime.js';
 
 export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
 
@@ -22,9 +26,10 @@ declare module 'fastify' {
 
 /**
  * Registers the communications webhook (`/api/interactions/webhooks/*`), the conversations and routing
- * APIs (`/interactions/*`, bare and under /api) and starts the inbox worker with the app.
+ * APIs (`/interactions/*`), the entity's channel accounts (`/entity-channel-accounts`, codes
+ * `entity_channel_accounts.*`), all bare and under /api, and starts the inbox worker with the app.
  */
-export async function registerInteractionsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerInteractionsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService): Promise<void> {
   const worker = createInboxWorker({
     db: ctx.db,
     events: ctx.events,
@@ -39,6 +44,7 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
   const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
   await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
-  await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
-  await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime }) });
+  await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
+  await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
+  await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
 }

@@ -2,6 +2,7 @@ import { idColumn, timestampColumn } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { conversation } from './conversation.table.js';
+import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES } from './interactions.enums.js';
 
 /**
  * One message of a conversation. `external_message_id` is the platform id (wamid, mid), unique per
@@ -16,7 +17,7 @@ export const message = pgTable(
     conversationId: integer()
       .notNull()
       .references(() => conversation.id, { onDelete: 'cascade' }),
-    direction: text().notNull(),
+    direction: text({ enum: MESSAGE_DIRECTIONS }).notNull(),
     type: text().notNull(),
     text: text(),
     /** The type-specific part of the canonical message (media, location, contacts, reply ids...). */
@@ -24,7 +25,7 @@ export const message = pgTable(
     externalMessageId: text().notNull(),
     replyToExternalId: text(),
     mediaId: text(),
-    status: text(),
+    status: text({ enum: MESSAGE_STATUSES }),
     statusRank: integer().notNull().default(0),
     sentAt: timestamp({ withTimezone: true }),
     deliveredAt: timestamp({ withTimezone: true }),

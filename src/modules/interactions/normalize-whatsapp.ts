@@ -5,7 +5,7 @@
  * interactive button/list/nfm replies, template quick-reply `button`, order, system, unsupported, with
  * `context` and `referral`), `statuses[]` and value-level `errors[]`. Other change fields are ignored.
  */
-import { normalizePhone } from '../records/channel-identifier.js';
+import { normalizePhone } from '../records/index.js';
 import { MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent, type MessageType } from './canonical.js';
 import { asArray, asRecord, optString, reqString } from './normalize-util.js';
 

@@ -10,9 +10,7 @@
  * 4. when nobody can take it, it waits in the queue (`queued`) and `drainQueue` hands waiting
  *    conversations out oldest first when a member becomes available or frees capacity.
  */
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { conversation } from './conversation.table.js';
 import type { ConversationRow } from './conversation.mapper.js';
 import * as repo from './routing.repository.js';
 import { matchesConditions, type RoutingConditions, type RoutingFacts } from './routing.rules.js';
@@ -51,7 +49,7 @@ export async function routeConversation(
     const memberships = await repo.lockMemberships(db, conv.entityId, sellerId);
     const ok = memberships.find(canTake);
     if (ok) {
-      const updated = await assign(db, conv.id, sellerId, null);
+      const updated = await repo.assignConversation(db, conv.id, sellerId, null);
       return { conversation: updated, assignment: { conversation: updated, employeeId: sellerId, via: 'seller', queueId: null } };
     }
   }
@@ -60,12 +58,7 @@ export async function routeConversation(
   if (queueId === null) return { conversation: conv, assignment: null };
   const assignment = await assignFromQueue(db, conv.entityId, queueId, conv.id);
   if (assignment) return { conversation: assignment.conversation, assignment };
-  const [queued] = await db
-    .update(conversation)
-    .set({ assignmentStatus: 'queued', queueId, queuedAt: new Date(), updatedAt: new Date() })
-    .where(eq(conversation.id, conv.id))
-    .returning();
-  return { conversation: queued!, assignment: null };
+  return { conversation: await repo.queueConversation(db, conv.id, queueId), assignment: null };
 }
 
 /** Picks the next member of `queueId` round robin and assigns `conversationId`; null when nobody can take it. */
@@ -79,7 +72,7 @@ export async function assignFromQueue(db: Db, entityId: number, queueId: number,
     const m = members[(start + i) % members.length]!;
     if (!canTake(m)) continue;
     await repo.advanceCursor(db, queueId, m.position, m.employee_id);
-    const updated = await assign(db, conversationId, m.employee_id, queueId);
+    const updated = await repo.assignConversation(db, conversationId, m.employee_id, queueId);
     return { conversation: updated, employeeId: m.employee_id, via: 'queue', queueId };
   }
   return null;
@@ -102,13 +95,4 @@ export async function drainQueuesOf(db: Db, entityId: number, employeeId: number
   const out: Assignment[] = [];
   for (const queueId of await repo.queuesOfEmployee(db, entityId, employeeId)) out.push(...(await drainQueue(db, entityId, queueId)));
   return out;
-}
-
-async function assign(db: Db, conversationId: number, employeeId: number, queueId: number | null): Promise<ConversationRow> {
-  const [row] = await db
-    .update(conversation)
-    .set({ assignmentStatus: 'assigned', assignedEmployeeId: employeeId, assignedAt: new Date(), queueId, queuedAt: null, updatedAt: new Date() })
-    .where(and(eq(conversation.id, conversationId)))
-    .returning();
-  return row!;
 }

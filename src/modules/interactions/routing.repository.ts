@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../../db/client.js';
 import { routingFilter, routingQueue, routingQueueMember, routingRrCursor } from './routing.table.js';
 import { conversation } from './conversation.table.js';
+import type { ConversationRow } from './conversation.mapper.js';
 
 export type QueueRow = typeof routingQueue.$inferSelect;
 export type MemberRow = typeof routingQueueMember.$inferSelect;
@@ -34,7 +35,7 @@ function candidateSelect(entityId: number) {
                  where c.entity_id = ${entityId} and c.assigned_employee_id = m.employee_id and c.assignment_status = 'assigned') as open_count
           from routing_queue_member m
           join routing_queue q on q.id = m.queue_id
-          join employee e on e.id = m.employee_id and e.is_active`;
+          join active_employee e on e.id = m.employee_id`;
 }
 
 /** Members of `queueId` in round-robin order with their capacity and current open (assigned) conversations. */
@@ -107,4 +108,105 @@ interface FilterJson {
   id: number;
   queue_id: number;
   conditions: unknown;
+}
+
+// Administration of queues, members and filters (routing.service.ts), every query scoped by entity.
+
+export async function findQueue(db: Db, entityId: number, id: number): Promise<QueueRow | undefined> {
+  const [row] = await db.select().from(routingQueue).where(and(eq(routingQueue.entityId, entityId), eq(routingQueue.id, id)));
+  return row;
+}
+
+export async function listQueues(db: Db, entityId: number): Promise<QueueRow[]> {
+  return db.select().from(routingQueue).where(eq(routingQueue.entityId, entityId)).orderBy(asc(routingQueue.id));
+}
+
+export async function insertQueue(db: Db, entityId: number, values: Pick<QueueRow, 'name' | 'isDefault' | 'defaultCapacity'>): Promise<QueueRow> {
+  const [row] = await db.insert(routingQueue).values({ entityId, ...values }).returning();
+  return row!;
+}
+
+export async function updateQueue(db: Db, entityId: number, id: number, values: Partial<Pick<QueueRow, 'name' | 'isDefault' | 'defaultCapacity'>>): Promise<QueueRow | undefined> {
+  const [row] = await db.update(routingQueue).set(values).where(and(eq(routingQueue.entityId, entityId), eq(routingQueue.id, id))).returning();
+  return row;
+}
+
+/** Makes `keepId` the entity's only default queue. */
+export async function clearOtherDefaults(db: Db, entityId: number, keepId: number): Promise<void> {
+  await db.update(routingQueue).set({ isDefault: false }).where(and(eq(routingQueue.entityId, entityId), sql`${routingQueue.id} <> ${keepId}`));
+}
+
+/** Deletes a queue; its waiting conversations go back to unassigned first. */
+export async function deleteQueue(db: Db, entityId: number, id: number): Promise<void> {
+  await db
+    .update(conversation)
+    .set({ assignmentStatus: 'unassigned', queueId: null, queuedAt: null })
+    .where(and(eq(conversation.entityId, entityId), eq(conversation.queueId, id), eq(conversation.assignmentStatus, 'queued')));
+  await db.delete(routingQueue).where(and(eq(routingQueue.entityId, entityId), eq(routingQueue.id, id)));
+}
+
+export async function listMembers(db: Db, queueId: number): Promise<MemberRow[]> {
+  return db.select().from(routingQueueMember).where(eq(routingQueueMember.queueId, queueId)).orderBy(asc(routingQueueMember.position), asc(routingQueueMember.id));
+}
+
+/** Inserts a member; undefined when the employee is in the queue already. */
+export async function insertMember(db: Db, entityId: number, values: Pick<MemberRow, 'queueId' | 'employeeId' | 'position' | 'isAvailable' | 'capacity'>): Promise<MemberRow | undefined> {
+  const [row] = await db.insert(routingQueueMember).values({ entityId, ...values }).onConflictDoNothing().returning();
+  return row;
+}
+
+export async function updateMember(db: Db, queueId: number, memberId: number, values: Partial<Pick<MemberRow, 'position' | 'isAvailable' | 'capacity'>>): Promise<MemberRow | undefined> {
+  const [row] = await db.update(routingQueueMember).set(values).where(and(eq(routingQueueMember.queueId, queueId), eq(routingQueueMember.id, memberId))).returning();
+  return row;
+}
+
+/** True when the member existed and was removed. */
+export async function deleteMember(db: Db, queueId: number, memberId: number): Promise<boolean> {
+  const rows = await db.delete(routingQueueMember).where(and(eq(routingQueueMember.queueId, queueId), eq(routingQueueMember.id, memberId))).returning({ id: routingQueueMember.id });
+  return rows.length > 0;
+}
+
+/** An employee's availability in every queue of the entity. */
+export async function setAvailability(db: Db, entityId: number, employeeId: number, isAvailable: boolean): Promise<void> {
+  await db.update(routingQueueMember).set({ isAvailable }).where(and(eq(routingQueueMember.entityId, entityId), eq(routingQueueMember.employeeId, employeeId)));
+}
+
+export async function listFilters(db: Db, entityId: number): Promise<FilterRow[]> {
+  return db.select().from(routingFilter).where(eq(routingFilter.entityId, entityId)).orderBy(asc(routingFilter.priority), asc(routingFilter.id));
+}
+
+export async function insertFilter(db: Db, entityId: number, values: Pick<FilterRow, 'name' | 'queueId' | 'priority' | 'conditions' | 'isActive'>): Promise<FilterRow> {
+  const [row] = await db.insert(routingFilter).values({ entityId, ...values }).returning();
+  return row!;
+}
+
+export async function updateFilter(db: Db, entityId: number, id: number, values: Partial<Pick<FilterRow, 'name' | 'queueId' | 'priority' | 'conditions' | 'isActive'>>): Promise<FilterRow | undefined> {
+  const [row] = await db.update(routingFilter).set(values).where(and(eq(routingFilter.entityId, entityId), eq(routingFilter.id, id))).returning();
+  return row;
+}
+
+/** True when the filter existed and was removed. */
+export async function deleteFilter(db: Db, entityId: number, id: number): Promise<boolean> {
+  const rows = await db.delete(routingFilter).where(and(eq(routingFilter.entityId, entityId), eq(routingFilter.id, id))).returning({ id: routingFilter.id });
+  return rows.length > 0;
+}
+
+/** Queues a conversation in `queueId` (nobody could take it yet). */
+export async function queueConversation(db: Db, conversationId: number, queueId: number): Promise<ConversationRow> {
+  const [row] = await db
+    .update(conversation)
+    .set({ assignmentStatus: 'queued', queueId, queuedAt: new Date(), updatedAt: new Date() })
+    .where(eq(conversation.id, conversationId))
+    .returning();
+  return row!;
+}
+
+/** Assigns a conversation to `employeeId` (from `queueId`, or null for a seller). */
+export async function assignConversation(db: Db, conversationId: number, employeeId: number, queueId: number | null): Promise<ConversationRow> {
+  const [row] = await db
+    .update(conversation)
+    .set({ assignmentStatus: 'assigned', assignedEmployeeId: employeeId, assignedAt: new Date(), queueId, queuedAt: null, updatedAt: new Date() })
+    .where(eq(conversation.id, conversationId))
+    .returning();
+  return row!;
 }

@@ -3,10 +3,11 @@
  * docs/decisions.md). Every condition present must hold; an empty set matches everything.
  */
 import { Type, type Static } from 'typebox';
+import { CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
 export const RoutingConditions = Type.Object(
   {
-    channel_type_codes: Type.Optional(Type.Array(Type.Enum(['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm']), { minItems: 1 })),
+    channel_type_codes: Type.Optional(Type.Array(Type.Enum(CHANNEL_TYPE_CODES), { minItems: 1 })),
     entity_channel_account_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 })),
     /** Case-insensitive substring of the message text. */
     message_text_contains: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),

@@ -24,7 +24,7 @@ import {
 } from './contact.repository.js';
 import type { ChannelInput, ContactListQuery, ContactResponse, CreateContactBody, UpdateContactBody } from './contact.schemas.js';
 import { findLead } from './lead.repository.js';
-import { isUniqueViolation } from './db-errors.js';
+import { isUniqueViolation } from '../../db/db-errors.js';
 
 const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
 

@@ -1,4 +1,4 @@
-/** Demo groups, leads, clients, contacts, channel accounts and assignments for entities 1 and 2. Idempotent per entity. */
+/** Demo groups, leads, clients, contacts and assignments for entities 1 and 2. Idempotent per entity. */
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { crmGroup } from './group.table.js';
@@ -6,7 +6,6 @@ import { insertGroup } from './group.repository.js';
 import { insertLead } from './lead.repository.js';
 import { insertContact, insertManualChannels } from './contact.repository.js';
 import { insertGroupAssignments, upsertLeadAssignment } from './assignment.repository.js';
-import { insertAccount } from './entity-channel-account.repository.js';
 
 export interface RecordsDemo {
   /** First demo contact of entity 1 (custom field values are seeded on it), or null when already seeded. */
@@ -61,8 +60,6 @@ export async function seedRecordsDemo(db: Db, employees: { adminEntity1: number;
     }
     await insertGroupAssignments(db, 1, employees.sellerEntity1, groupIds.slice(0, 2));
     await insertGroupAssignments(db, 1, employees.adminEntity1, groupIds.slice(2, 3));
-    await insertAccount(db, 1, { channelTypeCode: 'chatapp_api', externalAccountId: '100000000000001', displayName: 'Demo Company WhatsApp', phoneNumber: '+50222220000' });
-    await insertAccount(db, 1, { channelTypeCode: 'social_messenger', externalAccountId: 'page-demo-1', displayName: 'Demo Company Messenger', phoneNumber: null });
   }
   const second = await db.select({ id: crmGroup.id }).from(crmGroup).where(eq(crmGroup.entityId, 2)).limit(1);
   if (second.length === 0) {

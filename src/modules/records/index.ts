@@ -13,12 +13,10 @@ import { groupRoutes } from './group.routes.js';
 import { leadRoutes } from './lead.routes.js';
 import { contactRoutes } from './contact.routes.js';
 import { assignmentRoutes } from './assignment.routes.js';
-import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
 import { createGroupService } from './group.service.js';
 import { createLeadService, type LeadService } from './lead.service.js';
 import { createContactService } from './contact.service.js';
 import { createAssignmentService } from './assignment.service.js';
-import { createEntityChannelAccountService } from './entity-channel-account.service.js';
 
 export type { LeadService } from './lead.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf, creationEvents, type ContactIdentity, type ContactInput, type ResolvedContact } from './contact-identity.service.js';
@@ -35,20 +33,18 @@ export interface RecordsModule {
   leads: LeadService;
 }
 
-/** Registers groups, leads, contacts, channel accounts and assignments, bare and under `/api`; returns the services other modules use. */
+/** Registers groups, leads, contacts, and assignments, bare and under `/api`; returns the services other modules use. */
 export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService): Promise<RecordsModule> {
   const deps = { db: ctx.db, events: ctx.events };
   const groups = createGroupService(deps);
   const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);
   const assignments = createAssignmentService({ ...deps, identity });
-  const accounts = createEntityChannelAccountService(deps);
-  const plugin: FastifyPluginAsyncTypebox = async (scope) => {
+    const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(groupRoutes, { service: groups });
     await scope.register(leadRoutes, { service: leads });
     await scope.register(contactRoutes, { service: contacts });
     await scope.register(assignmentRoutes, { service: assignments });
-    await scope.register(entityChannelAccountRoutes, { service: accounts });
   };
   await registerBareAndApi(app, plugin, {});
   return { leads };

@@ -5,7 +5,8 @@
  * handshake. A socket joins `interactions:entity:{entityId}`, gets `interaction.ready`, and may join chat
  * and conversation rooms of its own entity only. Every `authCheckIntervalMs` the gateway re-checks token
  * expiry and membership of every socket (one query for all of them) and disconnects stale ones.
- * Other modules reach it only through the `Realtime` interface (`ctx.realtime`).
+ * Other modules reach it only through the `Realtime` interface (`ctx.realtime`); the events and their
+ * payloads are the typed contract of events.ts.
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Namespace, type Socket } from 'socket.io';
@@ -14,6 +15,9 @@ import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { AppError } from '../errors.js';
+import type { ClientToServerEvents, RealtimeEmitter, ServerToClientEvents, SubscriptionAck } from './events.js';
+
+export type { RealtimeTarget } from './events.js';
 
 export const REALTIME_NAMESPACE = '/interactions';
 
@@ -21,15 +25,7 @@ export const entityRoom = (entityId: number) => `interactions:entity:${entityId}
 export const chatRoom = (entityId: number, externalChatId: string) => `interactions:entity:${entityId}:chat:${externalChatId}`;
 export const conversationRoom = (entityId: number, conversationId: number) => `interactions:entity:${entityId}:conversation:${conversationId}`;
 
-/** Where an event goes besides the entity room: the chat and conversation rooms it concerns. */
-export interface RealtimeTarget {
-  externalChatId?: string | undefined;
-  conversationId?: number | undefined;
-}
-
-export interface Realtime {
-  /** Emits `event` to every socket of `entityId` (and the rooms of `target`); each socket receives it once. */
-  toEntity(entityId: number, event: string, payload: unknown, target?: RealtimeTarget): void;
+export interface Realtime extends RealtimeEmitter {
   /** Changes how often sockets are re-authorized (tests use a short interval). */
   configure(options: { authCheckIntervalMs?: number }): void;
   /** Number of connected sockets (metrics, tests). */
@@ -47,15 +43,17 @@ export interface RealtimeDeps {
   authCheckIntervalMs?: number;
 }
 
-type Ack = (response: { ok: boolean; rooms?: string[]; error?: string }) => void;
-
 interface SocketData {
   principal: Principal;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no server-to-server events
+type InterServerEvents = {};
+type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+
 /** Creates the gateway on `server`. */
 export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
-  const io = new Server(deps.server, { serveClient: false, cors: { origin: false } });
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>(deps.server, { serveClient: false, cors: { origin: false } });
   let pub: Redis | undefined;
   let sub: Redis | undefined;
   if (deps.redis) {
@@ -63,7 +61,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     sub = deps.redis.duplicate();
     io.adapter(createAdapter(pub, sub));
   }
-  const nsp: Namespace = io.of(REALTIME_NAMESPACE);
+  const nsp: Namespace<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData> = io.of(REALTIME_NAMESPACE);
 
   nsp.use((socket, next) => {
     const token = tokenOf(socket);
@@ -73,18 +71,18 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     }
     deps.authenticator.authenticate(token).then(
       (principal) => {
-        (socket.data as SocketData).principal = principal;
+        socket.data.principal = principal;
         next();
       },
       (err: unknown) => next(err instanceof AppError ? handshakeError(err.code, err.message) : handshakeError('invalid_token', 'The token is not valid')),
     );
   });
 
-  nsp.on('connection', (socket: Socket) => {
-    const { principal } = socket.data as SocketData;
+  nsp.on('connection', (socket: GatewaySocket) => {
+    const { principal } = socket.data;
     void socket.join(entityRoom(principal.entityId));
     socket.emit('interaction.ready', { entity_id: principal.entityId, user_id: principal.userId, employee_id: principal.employeeId, socket_id: socket.id });
-    socket.on('interaction.chat.subscribe', (body: unknown, ack?: Ack) => {
+    socket.on('interaction.chat.subscribe', (body, ack) => {
       const result = roomsFor(principal.entityId, body);
       if ('error' in result) {
         if (typeof ack === 'function') ack({ ok: false, error: result.error });
@@ -93,7 +91,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
       void socket.join(result.rooms);
       if (typeof ack === 'function') ack({ ok: true, rooms: result.rooms });
     });
-    socket.on('interaction.chat.unsubscribe', (body: unknown, ack?: Ack) => {
+    socket.on('interaction.chat.unsubscribe', (body, ack) => {
       const result = roomsFor(principal.entityId, body);
       if (!('error' in result)) for (const room of result.rooms) void socket.leave(room);
       if (typeof ack === 'function') ack('error' in result ? { ok: false, error: result.error } : { ok: true, rooms: result.rooms });
@@ -119,7 +117,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     const now = Date.now() / 1000;
     const pairs = new Map<string, { userId: number; entityId: number }>();
     for (const socket of sockets) {
-      const { principal } = socket.data as SocketData;
+      const { principal } = socket.data;
       if (principal.expiresAt <= now) {
         socket.emit('interaction.session.expired', { reason: 'token_expired' });
         socket.disconnect(true);
@@ -131,7 +129,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     try {
       const active = await deps.activeMemberships([...pairs.values()]);
       for (const socket of nsp.sockets.values()) {
-        const { principal } = socket.data as SocketData;
+        const { principal } = socket.data;
         if (!active.has(`${principal.userId}:${principal.entityId}`)) {
           socket.emit('interaction.session.expired', { reason: 'membership_revoked' });
           socket.disconnect(true);
@@ -148,7 +146,9 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
       const rooms = [entityRoom(entityId)];
       if (target.externalChatId !== undefined) rooms.push(chatRoom(entityId, target.externalChatId));
       if (target.conversationId !== undefined) rooms.push(conversationRoom(entityId, target.conversationId));
-      nsp.to(rooms).emit(event, payload);
+      // Socket.IO's types cannot pair a generic event name with its payload; `toEntity`'s signature does.
+      const broadcast = nsp.to(rooms) as unknown as { emit(event: string, payload: unknown): boolean };
+      broadcast.emit(event, payload);
     },
     configure(options) {
       if (options.authCheckIntervalMs !== undefined) {
@@ -168,7 +168,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   };
 }
 
-function tokenOf(socket: Socket): string | undefined {
+function tokenOf(socket: GatewaySocket): string | undefined {
   const auth = socket.handshake.auth as Record<string, unknown> | undefined;
   if (typeof auth?.token === 'string' && auth.token !== '') return auth.token.replace(/^Bearer\s+/i, '');
   const header = socket.handshake.headers.authorization;
@@ -191,7 +191,7 @@ function handshakeError(code: string, message: string): Error {
  * Rooms a subscribe/unsubscribe request names: `{ external_chat_id?, conversation_id?, entity_id? }`.
  * An `entity_id` other than the socket's own is refused: a socket never listens to another entity.
  */
-function roomsFor(entityId: number, body: unknown): { rooms: string[] } | { error: string } {
+function roomsFor(entityId: number, body: unknown): { rooms: string[] } | { error: Extract<SubscriptionAck, { ok: false }>['error'] } {
   if (typeof body !== 'object' || body === null) return { error: 'invalid_request' };
   const b = body as Record<string, unknown>;
   if (b.entity_id !== undefined && b.entity_id !== entityId) return { error: 'entity_not_allowed' };

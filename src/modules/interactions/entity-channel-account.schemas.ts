@@ -1,10 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
+import { CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
-export const ChannelTypeCode = Type.Union(
-  [Type.Literal('chatapp_api'), Type.Literal('chatapp_business'), Type.Literal('social_messenger'), Type.Literal('social_dm')],
-  { description: 'chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account' },
-);
+export const ChannelTypeCode = Type.Enum(CHANNEL_TYPE_CODES, { description: 'chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account' });
 
 export const EntityChannelAccountResponse = Type.Object({
   id: Type.Integer(),

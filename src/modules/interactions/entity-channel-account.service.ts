@@ -8,8 +8,8 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Page } from '../../platform/http/pagination.js';
-import { normalizePhone } from './channel-identifier.js';
-import { isUniqueViolation } from './db-errors.js';
+import { normalizePhone } from '../records/index.js';
+import { isUniqueViolation } from '../../db/db-errors.js';
 import {
   findAccount,
   findAccountByExternalId,

@@ -1,9 +1,10 @@
 import { idColumn, timestampColumns } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
 /** SPEC field registry values of `trigger.channel_type_code`. */
-export const channelTypeCode = pgEnum('channel_type_code', ['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm']);
+export const channelTypeCode = pgEnum('channel_type_code', CHANNEL_TYPE_CODES);
 
 /**
  * An entity's account on a messaging platform: a WhatsApp number (`external_account_id` is its

@@ -1,0 +1,108 @@
+/**
+ * Drizzle queries of inbound intake, one by one inside the worker's transaction: opening conversations,
+ * stub messages and delivery statuses (the batch statement of messages is inbound-message.repository.ts).
+ */
+import { and, eq, lte, lt, sql } from 'drizzle-orm';
+import { preparedIn, type Db } from '../../db/client.js';
+import { conversation } from './conversation.table.js';
+import { message } from './message.table.js';
+import type { ConversationRow, MessageRow } from './conversation.mapper.js';
+import type { MessageStatus } from './interactions.enums.js';
+
+export async function lockConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(conversation)
+    .where(and(eq(conversation.entityChannelAccountId, channelAccountId), eq(conversation.externalChatId, externalChatId)))
+    .for('update');
+  return row;
+}
+
+export type NewConversation = Required<Pick<typeof conversation.$inferInsert, 'entityId' | 'entityChannelAccountId' | 'channelTypeCode' | 'externalChatId' | 'contactId' | 'leadId' | 'groupId' | 'senderName'>>;
+
+const INSERT_CONVERSATIONS = `
+  insert into conversation (entity_id, entity_channel_account_id, channel_type_code, external_chat_id, contact_id, lead_id, group_id, sender_name)
+  select * from unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[])
+  on conflict do nothing
+  returning id, entity_channel_account_id, external_chat_id`;
+
+/** The key of a chat on an account: `<entityChannelAccountId>:<externalChatId>`. */
+export const accountChatKey = (entityChannelAccountId: number, externalChatId: string) => `${entityChannelAccountId}:${externalChatId}`;
+
+/**
+ * Inserts conversations in one statement, skipping chats that have one already; returns the ids of those
+ * it created by `accountChatKey`.
+ */
+export async function insertConversations(db: Db, rows: NewConversation[]): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  const col = <T>(f: (r: NewConversation) => T) => rows.map(f);
+  const created = await preparedIn<{ id: number; entity_channel_account_id: number; external_chat_id: string }>(db, 'interactions_insert_conversations', INSERT_CONVERSATIONS, [
+    col((r) => r.entityId),
+    col((r) => r.entityChannelAccountId),
+    col((r) => r.channelTypeCode),
+    col((r) => r.externalChatId),
+    col((r) => r.contactId),
+    col((r) => r.leadId),
+    col((r) => r.groupId),
+    col((r) => r.senderName),
+  ]);
+  return new Map(created.map((r) => [accountChatKey(r.entity_channel_account_id, r.external_chat_id), r.id]));
+}
+
+export async function insertMessage(db: Db, values: typeof message.$inferInsert): Promise<MessageRow | undefined> {
+  const [row] = await db.insert(message).values(values).onConflictDoNothing().returning();
+  return row;
+}
+
+/** The inbox preview of a message: its text (first 200 UTF-16 units) or `[type]` when it has none. */
+export function previewOf(m: { text: string | null; type: string }): string {
+  return m.text !== null && m.text !== '' ? m.text.slice(0, 200) : `[${m.type}]`;
+}
+
+export async function findMessageForUpdate(db: Db, entityId: number, externalMessageId: string): Promise<MessageRow | undefined> {
+  const [row] = await db.select().from(message).where(and(eq(message.entityId, entityId), eq(message.externalMessageId, externalMessageId))).for('update');
+  return row;
+}
+
+export const STATUS_RANK: Readonly<Record<MessageStatus, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+const STATUS_COLUMN = { sent: 'sentAt', delivered: 'deliveredAt', read: 'readAt', failed: 'failedAt' } as const;
+
+/**
+ * Records `status` at `at` on message `id`: the step's own time is kept (first one wins), and the current
+ * status only moves to a higher rank, so arrival order never matters.
+ */
+export async function applyStatus(db: Db, id: number, status: MessageStatus, at: Date, errors: unknown[] | null): Promise<MessageRow | undefined> {
+  const rank = STATUS_RANK[status];
+  const column = message[STATUS_COLUMN[status]];
+  const [row] = await db
+    .update(message)
+    .set({
+      [STATUS_COLUMN[status]]: sql`coalesce(${column}, ${at.toISOString()}::timestamptz)`,
+      status: sql`case when ${message.statusRank} < ${rank} then ${status} else ${message.status} end`,
+      statusRank: sql`greatest(${message.statusRank}, ${rank})`,
+      ...(errors !== null ? { errors } : {}),
+    })
+    .where(eq(message.id, id))
+    .returning();
+  return row;
+}
+
+/** Watermark statuses (Messenger): every outbound message of the conversation up to `upTo` below the rank. */
+export async function applyWatermark(db: Db, conversationId: number, status: 'delivered' | 'read', upTo: Date, at: Date): Promise<MessageRow[]> {
+  const rank = STATUS_RANK[status];
+  const column = message[STATUS_COLUMN[status]];
+  return db
+    .update(message)
+    .set({
+      [STATUS_COLUMN[status]]: sql`coalesce(${column}, ${at.toISOString()}::timestamptz)`,
+      status,
+      statusRank: rank,
+    })
+    .where(and(eq(message.conversationId, conversationId), eq(message.direction, 'outbound'), lte(message.occurredAt, upTo), lt(message.statusRank, rank)))
+    .returning();
+}
+
+export async function findConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
+  const [row] = await db.select().from(conversation).where(and(eq(conversation.entityChannelAccountId, channelAccountId), eq(conversation.externalChatId, externalChatId)));
+  return row;
+}

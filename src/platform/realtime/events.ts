@@ -1,0 +1,87 @@
+/**
+ * The typed contract of Socket.IO namespace `/interactions` (DESIGN "Realtime", docs/api.md "Realtime"):
+ * `ClientToServerEvents` (chat subscriptions and their ack) and `ServerToClientEvents`, given to
+ * Socket.IO's generics. The platform declares its own server events (`interaction.ready`,
+ * `interaction.session.expired`); modules add theirs by augmenting `ServerToClientEvents` and register
+ * each one's payload schema with `defineServerEvent`, so the documentation test can compare docs/api.md
+ * with what the server really emits. Imports no module.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** `interaction.ready`: sent to a socket once it has joined its entity room. */
+export const ReadyPayload = Type.Object({ entity_id: Type.Integer(), user_id: Type.Integer(), employee_id: Type.Integer(), socket_id: Type.String() });
+export type ReadyPayload = Static<typeof ReadyPayload>;
+
+export const SESSION_EXPIRY_REASONS = ['token_expired', 'membership_revoked'] as const;
+/** `interaction.session.expired`: sent right before a stale socket is disconnected. */
+export const SessionExpiredPayload = Type.Object({ reason: Type.Enum(SESSION_EXPIRY_REASONS) });
+export type SessionExpiredPayload = Static<typeof SessionExpiredPayload>;
+
+/** Body of `interaction.chat.subscribe` / `unsubscribe`: the chat and/or conversation rooms of the socket's entity. */
+export const ChatSubscription = Type.Object({
+  external_chat_id: Type.Optional(Type.String()),
+  conversation_id: Type.Optional(Type.Integer()),
+  entity_id: Type.Optional(Type.Integer()),
+});
+export type ChatSubscription = Static<typeof ChatSubscription>;
+
+export const SUBSCRIPTION_ERRORS = ['entity_not_allowed', 'invalid_request'] as const;
+export const SubscriptionAck = Type.Union([
+  Type.Object({ ok: Type.Literal(true), rooms: Type.Array(Type.String()) }),
+  Type.Object({ ok: Type.Literal(false), error: Type.Enum(SUBSCRIPTION_ERRORS) }),
+]);
+export type SubscriptionAck = Static<typeof SubscriptionAck>;
+
+/** Events a client sends; the body is checked at run time (`unknown` until then), the ack is optional. */
+export interface ClientToServerEvents {
+  'interaction.chat.subscribe': (body: unknown, ack?: (response: SubscriptionAck) => void) => void;
+  'interaction.chat.unsubscribe': (body: unknown, ack?: (response: SubscriptionAck) => void) => void;
+}
+
+/**
+ * Events the server sends, one payload argument each. Modules add theirs with
+ * `declare module '.../platform/realtime/events.js' { interface ServerToClientEvents { ... } }`.
+ */
+export interface ServerToClientEvents {
+  'interaction.ready': (payload: ReadyPayload) => void;
+  'interaction.session.expired': (payload: SessionExpiredPayload) => void;
+}
+
+export type ServerEventName = keyof ServerToClientEvents;
+export type ServerEventPayload<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
+
+/** Where an event goes besides the entity room: the chat and conversation rooms it concerns. */
+export interface RealtimeTarget {
+  externalChatId?: string | undefined;
+  conversationId?: number | undefined;
+}
+
+/** Anything that emits server events to an entity: the gateway itself, or a list published after a commit. */
+export interface RealtimeEmitter {
+  /** Emits `event` to every socket of `entityId` (and the rooms of `target`); each socket receives it once. */
+  toEntity<E extends ServerEventName>(entityId: number, event: E, payload: ServerEventPayload<E>, target?: RealtimeTarget): void;
+}
+
+const serverEvents = new Map<string, TSchema>();
+
+/**
+ * Registers the payload schema of a server event declared in `ServerToClientEvents` (the schema's static
+ * type must be that payload). Called once per event at module load; the registry feeds the docs test.
+ */
+export function defineServerEvent<E extends ServerEventName, S extends TSchema>(event: E, schema: S & (Static<S> extends ServerEventPayload<E> ? unknown : never)): void {
+  serverEvents.set(event, schema);
+}
+
+/** The registered server events and their payload schemas (documentation checks). */
+export function serverEventRegistry(): ReadonlyMap<string, TSchema> {
+  return serverEvents;
+}
+
+/** The client events and their body schemas (documentation checks). */
+export const CLIENT_EVENTS: Readonly<Record<keyof ClientToServerEvents, TSchema>> = {
+  'interaction.chat.subscribe': ChatSubscription,
+  'interaction.chat.unsubscribe': ChatSubscription,
+};
+
+defineServerEvent('interaction.ready', ReadyPayload);
+defineServerEvent('interaction.session.expired', SessionExpiredPayload);
