@@ -9,20 +9,22 @@
 import { platformTime, MalformedPayload, type CanonicalEvent, type CanonicalMessageEvent, type MessageType, type Platform } from './canonical.js';
 import { asArray, asRecord, optString, reqString } from './normalize-util.js';
 
-const ATTACHMENT_TYPES: Record<string, MessageType> = {
-  image: 'image',
-  video: 'video',
-  audio: 'audio',
-  file: 'document',
-  location: 'location',
-  sticker: 'sticker',
-  share: 'share',
-  story_mention: 'story_mention',
-  ig_reel: 'share',
-  reel: 'share',
-  fallback: 'share',
-  template: 'unsupported',
-};
+// A Map, not an object literal: attachment types are platform input, and names such as `constructor`
+// must not find Object.prototype members.
+const ATTACHMENT_TYPES: ReadonlyMap<string, MessageType> = new Map<string, MessageType>([
+  ['image', 'image'],
+  ['video', 'video'],
+  ['audio', 'audio'],
+  ['file', 'document'],
+  ['location', 'location'],
+  ['sticker', 'sticker'],
+  ['share', 'share'],
+  ['story_mention', 'story_mention'],
+  ['ig_reel', 'share'],
+  ['reel', 'share'],
+  ['fallback', 'share'],
+  ['template', 'unsupported'],
+]);
 
 /** Normalizes one Messenger or Instagram webhook body. Throws `MalformedPayload` on a missing field. */
 export function normalizeMetaMessaging(body: Record<string, unknown>, platform: Extract<Platform, 'messenger' | 'instagram'>): CanonicalEvent[] {
@@ -66,7 +68,7 @@ function messagingItem(item: Record<string, unknown>, c: ItemContext): Canonical
     const text = optString(m.text) ?? null;
     let type: MessageType = 'text';
     if (m.is_unsupported === true) type = 'unsupported';
-    else if (first !== undefined) type = ATTACHMENT_TYPES[optString(first.type) ?? ''] ?? 'unsupported';
+    else if (first !== undefined) type = ATTACHMENT_TYPES.get(optString(first.type) ?? '') ?? 'unsupported';
     else if (text === null) type = 'unsupported';
     const payload = first?.payload !== undefined ? asRecord(first.payload, `${path}/message/attachments/0/payload`) : undefined;
     if (type === 'image' && payload?.sticker_id !== undefined) type = 'sticker';

@@ -252,9 +252,7 @@ describe('Messenger and Instagram normalizer properties', () => {
     );
   });
 
-  // Today the attachment table is a plain object, so these names find Object.prototype members and the
-  // event is refused (400) instead. When this starts passing, make it a plain `it`.
-  it.fails('turns an attachment type named like an Object.prototype member (constructor, toString) into an unsupported message', () => {
+  it('turns an attachment type named like an Object.prototype member (constructor, toString) into an unsupported message', () => {
     for (const type of ['constructor', 'toString', '__proto__']) {
       expect(onlyMessage(metaMessage('page', '1', { from: '2', attachment: { type } })).message.type).toBe('unsupported');
     }
