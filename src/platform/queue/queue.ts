@@ -259,11 +259,15 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     for (let i = 0; i < (spec.options.concurrency ?? 1); i++) {
       const workOptions: PgBoss.WorkOptions & { includeMetadata: true } = { batchSize: 1, includeMetadata: true };
       if (spec.options.pollingIntervalSeconds !== undefined) workOptions.pollingIntervalSeconds = spec.options.pollingIntervalSeconds;
-      ids.push(
-        await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
-          if (job) await runJob(spec, job);
-        }),
-      );
+      let id = '';
+      id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
+        if (!job) return;
+        await runJob(spec, job);
+        // pg-boss 10 sleeps a polling interval after every fetch, even a fruitful one: while there is
+        // work, fetch again at once; only an empty fetch waits for the interval (or a wake).
+        boss.notifyWorker(id);
+      });
+      ids.push(id);
     }
   }
 
