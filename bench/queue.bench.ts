@@ -6,7 +6,6 @@
  * worker runs (docs/decisions.md).
  */
 import pino from 'pino';
-import type { FastifyBaseLogger } from 'fastify';
 import { openPreparedDatabase } from '../src/db/bootstrap.js';
 import { createQueue, transaction, type Queue } from '../src/platform/queue/queue.js';
 import { throwawayDatabase, type BenchSection } from './lib.js';
@@ -29,7 +28,7 @@ export async function run(): Promise<BenchSection> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const own = await throwawayDatabase('bench_queue');
   const database = await openPreparedDatabase({ databaseUrl: own.url, dataDir: ':memory:', databasePoolSize: 20 });
-  const queue = createQueue(database, pino({ level: 'warn' }) as unknown as FastifyBaseLogger) as unknown as Queue<BenchJobs>;
+  const queue = createQueue(database, pino({ level: 'warn' })) as unknown as Queue<BenchJobs>;
   try {
     await queue.define('bench.throughput', { retryLimit: 0 });
     await queue.define('bench.latency', { retryLimit: 0 });
