@@ -94,12 +94,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const tokens = createTokenService(deps.secrets.jwtSecret);
   const identity = createIdentityService({ database: deps.database });
   const authenticator = createAuthenticator({ loadPrincipal: identity.loadPrincipal, tokens });
+  const queue = createQueue(deps.database, app.log, { runWorkers: deps.startQueue !== false });
   const ctx: AppContext = {
     config,
     database: deps.database,
     db: deps.database.db,
-    events: createEventBus(app.log),
-    queue: createQueue(deps.database, app.log),
+    events: createEventBus(app.log, queue),
+    queue,
     tokens,
     authenticator,
     secrets: deps.secrets,
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   installErrorHandler(app);
   await app.register(metricsPlugin);
+  ctx.queue.registerMetrics(app.metrics);
   await app.register(cors, {
     delegator: (req, callback) => {
       const url = req.url ?? '';
@@ -153,10 +155,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 
-  if (deps.startQueue !== false) {
-    app.addHook('onReady', async () => ctx.queue.start());
-    app.addHook('onClose', async () => ctx.queue.stop());
-  }
+  if (deps.startQueue !== false) app.addHook('onReady', async () => ctx.queue.start());
+  // Also without workers: modules that defined queues started pg-boss (schema, enqueueing).
+  app.addHook('onClose', async () => ctx.queue.stop());
   return app;
 }
 

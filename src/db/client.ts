@@ -127,3 +127,26 @@ export async function preparedIn<T>(db: Db, name: string, text: string, values: 
   if (client instanceof pg.Pool || client instanceof pg.Client) return (await client.query<T & pg.QueryResultRow>({ name, text, values })).rows;
   return (await (client as { query<R>(text: string, params: unknown[]): Promise<{ rows: R[] }> }).query<T>(text, values)).rows;
 }
+
+/**
+ * An `executeSql` bound to the connection behind `db` (inside a transaction, that transaction's
+ * connection), for libraries that take one per call (pg-boss `send(..., { db })`): what it writes
+ * commits or rolls back with the caller's transaction. `$1`-style parameters; returns rows.
+ */
+export function sqlExecutorIn(db: Db): { executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> } {
+  const client = (db as unknown as { session: { client: unknown } }).session.client;
+  if (client instanceof pg.Pool || client instanceof pg.Client) {
+    return { executeSql: async (text, values) => ({ rows: (await client.query<Record<string, unknown>>(text, values)).rows }) };
+  }
+  // A PGlite database or transaction object: parameterless multi-statement SQL only runs through exec().
+  const lite = client as {
+    query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
+    exec(text: string): Promise<{ rows: Record<string, unknown>[] }[]>;
+  };
+  return {
+    async executeSql(text, values) {
+      if (values === undefined || values.length === 0) return { rows: (await lite.exec(text)).at(-1)?.rows ?? [] };
+      return { rows: (await lite.query<Record<string, unknown>>(text, values)).rows };
+    },
+  };
+}

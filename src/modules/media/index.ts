@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { transaction } from '../../platform/queue/transaction.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
@@ -45,7 +46,7 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
     log: ctx.log,
     pendingUploadTtlHours: m.pendingUploadTtlHours,
     originalRetentionDays: m.originalRetentionDays,
-    redispatch: (id) => jobs.dispatch(id),
+    redispatch: (id) => transaction(ctx.db, (tx) => jobs.dispatch(tx, id)),
   });
   const jobs = createMediaJobs({ queue: ctx.queue, processor, housekeeping, inline: m.inlineWorkerEnabled, inlineConcurrency: INLINE_CONCURRENCY, log: ctx.log });
   const service = createMediaService({ db: ctx.db, storage, jobs, publicBaseUrl: m.publicBaseUrl });

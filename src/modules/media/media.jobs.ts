@@ -1,20 +1,33 @@
 /**
  * Every queue call of the media module, in one place. Processing runs on the durable queue
- * (`media.process`, pg-boss) or, with `MEDIA_INLINE_WORKER_ENABLED`, in this process with at most
- * `inlineConcurrency` objects at once; either way a job carries the media id only. Housekeeping runs
- * every 15 minutes on the queue's schedule (`media.housekeeping`) when queue workers run.
+ * (`media.process`, pg-boss), enqueued in the transaction that finalizes the upload, or, with
+ * `MEDIA_INLINE_WORKER_ENABLED`, in this process after that commit with at most `inlineConcurrency`
+ * objects at once; either way a job carries the media id only. Housekeeping runs every 15 minutes on
+ * the queue's schedule (`media.housekeeping`) when queue workers run, in UTC.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
 import type { Queue } from '../../platform/queue/queue.js';
+import { afterCommit } from '../../platform/queue/transaction.js';
 import type { MediaProcessor } from './media.processor.js';
 import type { MediaHousekeeping } from './media.housekeeping.js';
 
 export const MEDIA_PROCESS_QUEUE = 'media.process';
 export const MEDIA_HOUSEKEEPING_QUEUE = 'media.housekeeping';
 
+declare module '../../platform/queue/queue.js' {
+  interface JobMap {
+    'media.process': { mediaId: number };
+    'media.housekeeping': Record<string, never>;
+  }
+}
+
 export interface MediaJobs {
-  /** Schedules processing of `mediaId` (call after the finalize transaction committed). */
-  dispatch(mediaId: number): Promise<void>;
+  /**
+   * Schedules processing of `mediaId` in `tx` (opened by platform/queue's `transaction()`): a queue job
+   * written in that transaction, or inline processing once it commits. A rollback schedules nothing.
+   */
+  dispatch(tx: Db, mediaId: number): Promise<void>;
   /** Creates the queues and starts the workers and the housekeeping schedule. */
   start(options: { workers: boolean }): Promise<void>;
   stop(): Promise<void>;
@@ -45,29 +58,29 @@ export function createMediaJobs(deps: { queue: Queue; processor: MediaProcessor;
   }
 
   return {
-    async dispatch(mediaId) {
+    async dispatch(tx, mediaId) {
       if (deps.inline) {
-        waiting.push(mediaId);
-        pump();
+        afterCommit(tx, () => {
+          waiting.push(mediaId);
+          pump();
+        });
         return;
       }
-      await queue.boss.send(MEDIA_PROCESS_QUEUE, { mediaId });
+      // One pending job per object: a finalize and a housekeeping re-dispatch never double it.
+      await queue.enqueue(tx, MEDIA_PROCESS_QUEUE, { mediaId }, { singletonKey: `media:${mediaId}` });
     },
     async start({ workers }) {
-      if (!workers || started) return;
+      if (started) return;
       started = true;
-      await queue.start();
+      // Defined in every process (enqueueing needs it); handled only where workers run.
       await queue.define(MEDIA_PROCESS_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true });
       await queue.define(MEDIA_HOUSEKEEPING_QUEUE, { retryLimit: 0 });
-      if (!deps.inline) {
-        await queue.boss.work<{ mediaId: number }>(MEDIA_PROCESS_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-          if (job) await processor.process(job.data.mediaId);
-        });
-      }
-      await queue.boss.work(MEDIA_HOUSEKEEPING_QUEUE, { batchSize: 1, pollingIntervalSeconds: 30 }, async () => {
+      if (!workers) return;
+      if (!deps.inline) await queue.work(MEDIA_PROCESS_QUEUE, async ({ mediaId }) => processor.process(mediaId), { pollingIntervalSeconds: 1 });
+      await queue.work(MEDIA_HOUSEKEEPING_QUEUE, async () => {
         await deps.housekeeping.run();
-      });
-      await queue.boss.schedule(MEDIA_HOUSEKEEPING_QUEUE, '*/15 * * * *');
+      }, { pollingIntervalSeconds: 30 });
+      await queue.schedule(MEDIA_HOUSEKEEPING_QUEUE, '*/15 * * * *', {}, { tz: 'UTC' });
     },
     async stop() {
       await this.idle();

@@ -6,6 +6,7 @@
  * `upload_size_mismatch`, `upload_type_mismatch`; 404 `not_found` (also another entity's object);
  * 409 `upload_missing`, `media_not_ready`, `original_removed`.
  */
+import { transaction } from '../../platform/queue/transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
@@ -132,9 +133,13 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (!sniffMatches(row.kind, row.contentType, sniffed)) {
         await refuse(row, badRequest('upload_type_mismatch', `Declared ${row.contentType}, the bytes are ${sniffed ?? 'of no recognized type'}`, { declared_content_type: row.contentType, detected_content_type: sniffed ?? null }));
       }
-      const moved = await transition(db, row.id, ['pending'], { status: 'processing', finalizedAt: new Date() });
+      // The status change and the processing job commit together: a crash between them loses nothing.
+      const moved = await transaction(db, async (tx) => {
+        const changed = await transition(tx, row.id, ['pending'], { status: 'processing', finalizedAt: new Date() });
+        if (changed) await deps.jobs.dispatch(tx, changed.id);
+        return changed;
+      });
       if (!moved) return { media: respond((await findMedia(db, caller.entityId, row.id))!) };
-      await deps.jobs.dispatch(moved.id);
       return { media: respond(moved) };
     },
 

@@ -1,41 +1,90 @@
 /**
- * The internal typed domain event bus (DESIGN "Queue, events, schedules"). Services publish after their
- * transaction commits; subscribers run asynchronously and a failing subscriber is logged, never
- * propagated to the publisher. Consumers that must not miss an event enqueue a durable job for it.
+ * The internal typed domain event bus (DESIGN "Queue, events, schedules"), in two forms:
+ *
+ * - In process: `subscribe` handlers run after the publisher's transaction commits, asynchronously
+ *   with respect to each other; a failing handler is logged, never propagated to the publisher. An
+ *   event published while the process stops, or whose handler fails, is not delivered again.
+ * - Durable, for consumers that must not miss an event (workflows): `subscribeDurably(name, consumer,
+ *   handler)` gives the consumer its own job queue `<event>:<consumer>`, and `publishInTransaction(tx,
+ *   name, payload)` enqueues one job per durable consumer on the publisher's transaction, so the event
+ *   is delivered at least once if and only if the change commits, even if the process dies right
+ *   after the commit. Durable handlers must be idempotent; the queue's retry and dead-letter rules apply
+ *   (a `PermanentJobError` dead-letters at once).
  *
  * Modules add their events by augmenting `DomainEventMap`:
  * `declare module '../../platform/events/bus.js' { interface DomainEventMap { 'lead.created': LeadCreated } }`
  */
 import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { afterCommit, type JobContext, type Queue, type RetryPolicy, type WorkOptions } from '../queue/queue.js';
 
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface DomainEventMap {}
 
 export type DomainEventName = keyof DomainEventMap;
 export type DomainEventHandler<K extends DomainEventName> = (payload: DomainEventMap[K]) => void | Promise<void>;
+/** A durable consumer's handler; `job.attempt` is 1 on the first delivery. */
+export type DurableEventHandler<K extends DomainEventName> = (payload: DomainEventMap[K], job: JobContext) => Promise<void>;
 
 export interface EventBus {
-  /** Delivers `payload` to every subscriber of `name`; resolves when all handlers settled. */
+  /**
+   * Delivers `payload` to every in-process subscriber of `name`; resolves when all handlers settled.
+   * Call it after the change committed. Does not reach durable consumers: publish events that have
+   * any with `publishInTransaction` (publishing such an event here is logged as an error).
+   */
   publish<K extends DomainEventName>(name: K, payload: DomainEventMap[K]): Promise<void>;
-  /** Adds a handler; returns a function that removes it. */
+  /** Adds an in-process handler; returns a function that removes it. */
   subscribe<K extends DomainEventName>(name: K, handler: DomainEventHandler<K>): () => void;
+  /**
+   * Registers `consumer` (a stable name such as `workflows`) as a durable consumer of `name` and its
+   * handler: defines the queue `<name>:<consumer>` with `policy` and works it once the queue starts.
+   * Call it at registration, in every process, before anything publishes `name`.
+   */
+  subscribeDurably<K extends DomainEventName>(
+    name: K,
+    consumer: string,
+    handler: DurableEventHandler<K>,
+    options?: { policy?: RetryPolicy; work?: WorkOptions },
+  ): Promise<void>;
+  /**
+   * Publishes `payload` as part of the transaction `tx`, which must have been opened by `transaction()`
+   * from platform/queue: enqueues one job per durable consumer on `tx` now, and delivers to in-process
+   * subscribers (and wakes the local durable workers) after the commit. Nothing is delivered if `tx`
+   * rolls back. Throws when `tx` was not opened by `transaction()`.
+   */
+  publishInTransaction<K extends DomainEventName>(tx: Db, name: K, payload: DomainEventMap[K]): Promise<void>;
 }
 
-export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>): EventBus {
+/** The job queue of a durable consumer of `event`. */
+export function durableQueueName(event: string, consumer: string): string {
+  return `${event}:${consumer}`;
+}
+
+export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Queue): EventBus {
   const handlers = new Map<string, Set<(payload: unknown) => void | Promise<void>>>();
+  const durableQueues = new Map<string, string[]>();
+  // Durable consumers have queues named at run time, outside JobMap.
+  const jobs = queue as unknown as Queue<Record<string, object>>;
+
+  async function deliver(name: string, payload: unknown): Promise<void> {
+    const set = handlers.get(name);
+    if (!set || set.size === 0) return;
+    await Promise.all(
+      [...set].map(async (handler) => {
+        try {
+          await handler(payload);
+        } catch (err) {
+          log.error({ err, event: name }, 'domain event handler failed');
+        }
+      }),
+    );
+  }
+
   return {
     async publish(name, payload) {
-      const set = handlers.get(name);
-      if (!set || set.size === 0) return;
-      await Promise.all(
-        [...set].map(async (handler) => {
-          try {
-            await handler(payload);
-          } catch (err) {
-            log.error({ err, event: name }, 'domain event handler failed');
-          }
-        }),
-      );
+      const durable = durableQueues.get(name);
+      if (durable) log.error({ event: name, consumers: durable }, 'event with durable consumers published outside its transaction: they do not receive it');
+      await deliver(name, payload);
     },
     subscribe(name, handler) {
       let set = handlers.get(name);
@@ -43,6 +92,17 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>): EventBus 
       const h = handler as (payload: unknown) => void | Promise<void>;
       set.add(h);
       return () => set.delete(h);
+    },
+    async subscribeDurably(name, consumer, handler, options = {}) {
+      const queueName = durableQueueName(name, consumer);
+      await jobs.define(queueName, options.policy);
+      await jobs.work(queueName, (data, job) => handler(data as DomainEventMap[typeof name], job), options.work);
+      durableQueues.set(name, [...(durableQueues.get(name) ?? []), queueName]);
+    },
+    async publishInTransaction(tx, name, payload) {
+      // Registered first so that a tx not opened by transaction() fails before anything is written.
+      afterCommit(tx, () => deliver(name, payload));
+      for (const queueName of durableQueues.get(name) ?? []) await jobs.enqueue(tx, queueName, payload);
     },
   };
 }

@@ -1,62 +1,395 @@
 /**
- * The durable job queue: pg-boss on the service's own database (PostgreSQL, or PGlite through the
- * `executeSql` adapter). Job payloads carry ids only; handlers re-read state and are idempotent.
+ * The durable job queue (DESIGN "Queue, events, schedules"): pg-boss on the service's own database
+ * (PostgreSQL, or PGlite through the `executeSql` adapter), with a typed job API.
+ *
+ * - A module declares its jobs by augmenting `JobMap`
+ *   (`declare module '../../platform/queue/queue.js' { interface JobMap { 'media.process': { mediaId: number } } }`),
+ *   `define`s each queue with its retry policy at registration and registers its handler with `work`.
+ * - `enqueue(tx, name, data)` writes the job on the caller's transaction connection: a rolled-back
+ *   transaction enqueues nothing, a committed one never loses the job (no gap between commit and enqueue).
+ * - Delivery is at least once: handlers re-read state by the ids in the payload, are idempotent and skip
+ *   what has gone. A handler that throws `PermanentJobError` is dead-lettered at once with its reason;
+ *   any other error is retried with backoff and dead-lettered once the retries are spent
+ *   (vocabulary: docs/operations.md "Background jobs").
  */
 import PgBoss from 'pg-boss';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../db/client.js';
+import { PgTransaction } from 'drizzle-orm/pg-core';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { sqlExecutorIn, type Database, type Db } from '../../db/client.js';
+import { afterCommit, hasAfterCommit } from './transaction.js';
 
-export type { PgBoss };
+export { transaction, afterCommit } from './transaction.js';
 
-export interface QueueDefinition {
-  /** Attempts after the first failure. */
+/** Every job of the service by queue name, with its payload (ids only). Modules augment it. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobMap {}
+
+export type JobName = Extract<keyof JobMap, string>;
+
+/**
+ * A failure that retrying cannot fix (the record is invalid, the provider refused the message for
+ * good): the job goes to its dead-letter queue at once with `message` as its reason, without retries.
+ */
+export class PermanentJobError extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = 'PermanentJobError';
+  }
+}
+
+/** How a queue retries; applied to jobs enqueued from then on. */
+export interface RetryPolicy {
+  /** Retries after the first attempt; 0 dead-letters on the first failure. Default 5. */
   retryLimit?: number;
-  /** Seconds before the first retry; doubled per attempt when `retryBackoff`. */
+  /** Seconds before the first retry. Default 2. */
   retryDelay?: number;
+  /** Doubles the delay on every retry, with jitter. Default true. */
   retryBackoff?: boolean;
-  /** Queue that receives jobs that exhausted their retries. */
-  deadLetter?: string;
+  /** Seconds an attempt may run before it counts as failed. Default 900. */
+  expireInSeconds?: number;
+  /** pg-boss queue policy; `short` keeps at most one waiting job per `singletonKey`. Default `standard`. */
+  policy?: 'standard' | 'short' | 'singleton' | 'stately';
 }
 
-export interface Queue {
-  readonly boss: PgBoss;
+export interface EnqueueOptions {
+  /** With policy `short`/`singleton`/`stately`: the deduplication key (e.g. an outbound message id). */
+  singletonKey?: string;
+  /** Not before this time, or this many seconds from now. */
+  startAfter?: Date | number;
+  /** Higher runs first. Default 0. */
+  priority?: number;
+}
+
+export interface JobContext {
+  id: string;
+  queue: string;
+  /** 1 on the first attempt. */
+  attempt: number;
+  /** Retries the job may still get after the first attempt, in total. */
+  retryLimit: number;
+}
+
+export type JobHandler<D> = (data: D, job: JobContext) => Promise<void>;
+
+export interface WorkOptions {
+  /** Seconds between polls when idle (at least 0.5). Default 2; `wake` cuts the wait short locally. */
+  pollingIntervalSeconds?: number;
+  /** Jobs of this queue run at once in this process. Default 1. */
+  concurrency?: number;
+}
+
+/** A job that failed for good, as operators see it. */
+export interface DeadLetter {
+  /** Id of the dead-letter job (not of the failed one). */
+  id: string;
+  /** The queue the job failed in. */
+  queue: string;
+  data: unknown;
+  reason: string;
+  /** True when the handler declared the failure permanent (no retry was tried). */
+  permanent: boolean;
+  /** Attempts made, when known (null for jobs that timed out while active). */
+  attempts: number | null;
+  deadLetteredAt: Date;
+}
+
+export interface ScheduledJob {
+  name: string;
+  cron: string;
+  timezone: string;
+  data: unknown;
+}
+
+/** The queue of the service, typed by `M` (`JobMap` for modules). */
+export interface Queue<M extends object = JobMap> {
+  /** Starts polling for every queue given to `work` (now and later). Idempotent. */
   start(): Promise<void>;
-  /** Waits for active jobs up to `timeoutMs`, then stops polling. */
+  /** Stops polling, waits up to `timeoutMs` for running jobs, and for the queue's own statements to settle. */
   stop(timeoutMs?: number): Promise<void>;
-  /** Creates `name` (and its dead-letter queue) if missing. */
-  define(name: string, definition?: QueueDefinition): Promise<void>;
+  /** Creates `name` and its dead-letter queue `<name>.dead-letter` if missing, and applies `policy`. */
+  define<K extends keyof M & string>(name: K, policy?: RetryPolicy): Promise<void>;
+  /** Registers the handler of a defined queue; it runs once the queue is started. */
+  work<K extends keyof M & string>(name: K, handler: JobHandler<M[K]>, options?: WorkOptions): Promise<void>;
+  /**
+   * Writes a job on the connection of `tx` (a transaction, or the database for work not caused by a
+   * change) and returns its id, or null when a `singletonKey` deduplicated it. Inside `transaction()`,
+   * the local worker is woken after the commit; in another transaction call `wake` after it commits.
+   * Throws when `name` was not defined in this process.
+   */
+  enqueue<K extends keyof M & string>(tx: Db, name: K, data: M[K], options?: EnqueueOptions): Promise<string | null>;
+  /** Makes this process's idle workers of `name` poll now instead of at their next interval. */
+  wake(name: keyof M & string): void;
+  /** Enqueues `data` on `name` at every `cron` time in the IANA time zone `tz`; replaces an earlier schedule. */
+  schedule<K extends keyof M & string>(name: K, cron: string, data: M[K], options: { tz: string }): Promise<void>;
+  unschedule(name: keyof M & string): Promise<void>;
+  schedules(): Promise<ScheduledJob[]>;
+  /** Dead-lettered jobs, newest first, of one queue or of all defined ones (default 100). */
+  deadLetters(options?: { queue?: keyof M & string; limit?: number }): Promise<DeadLetter[]>;
+  /** Adds `queue_jobs_total{queue,outcome}` and `queue_dead_letter_jobs{queue}` to `registry`. */
+  registerMetrics(registry: Registry): void;
 }
 
-export function createQueue(database: Database, log: FastifyBaseLogger): Queue {
+export interface QueueOptions {
+  /** Whether this process runs workers, maintenance and cron (false: it only enqueues). Default true. */
+  runWorkers?: boolean;
+}
+
+export const DEAD_LETTER_SUFFIX = '.dead-letter';
+const SCHEMA = 'pgboss';
+
+interface Worked {
+  name: string;
+  handler: JobHandler<unknown>;
+  options: WorkOptions;
+}
+
+/** What a failed attempt records as the job's output (and its dead letter's, when it is the last). */
+interface FailureOutput {
+  reason: string;
+  permanent: boolean;
+  attempt: number;
+  queue: string;
+  jobId: string;
+}
+
+/** Creates the queue on `database`; nothing touches the database until `define` or `start`. */
+export function createQueue(database: Database, log: FastifyBaseLogger, options: QueueOptions = {}): Queue {
+  const runWorkers = options.runWorkers ?? true;
+  // Statements of pg-boss's own (polls, completions) still running: stop() waits for them so that the
+  // database is never closed under one.
+  let pending = 0;
+  let activeJobs = 0;
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => database.executeSql(text, values) },
-    schema: 'pgboss',
+    db: {
+      async executeSql(text, values) {
+        pending++;
+        try {
+          return await database.executeSql(text, values as unknown[] | undefined);
+        } finally {
+          pending--;
+        }
+      },
+    },
+    schema: SCHEMA,
+    supervise: runWorkers,
+    schedule: runWorkers,
     // Remember completed jobs long enough for operators to inspect them; webhook dedup lives in the inbox.
     archiveCompletedAfterSeconds: 3600,
   });
   boss.on('error', (err) => log.error({ err }, 'job queue error'));
-  let started = false;
-  return {
-    boss,
-    async start() {
-      if (started) return;
-      await boss.start();
-      started = true;
+
+  const defined = new Map<string, RetryPolicy>();
+  const worked: Worked[] = [];
+  const workerIds = new Map<string, string[]>();
+  let booting: Promise<unknown> | undefined;
+  let running = false;
+
+  const jobs = new Counter({
+    name: 'queue_jobs_total',
+    help: 'Job attempts finished in this process, by queue and outcome (completed, retried, dead_lettered)',
+    labelNames: ['queue', 'outcome'] as const,
+    registers: [],
+  });
+  const deadLetterGauge = new Gauge({
+    name: 'queue_dead_letter_jobs',
+    help: 'Jobs waiting in the dead-letter queue of each queue',
+    labelNames: ['queue'] as const,
+    registers: [],
+    async collect() {
+      this.reset();
+      if (defined.size === 0) return;
+      try {
+        const { rows } = await database.executeSql(
+          `select name, count(*)::int as n from ${SCHEMA}.job where name = any($1::text[]) and state < 'active' group by name`,
+          [[...defined.keys()].map((n) => n + DEAD_LETTER_SUFFIX)],
+        );
+        const counts = new Map(rows.map((r) => [String(r.name), Number(r.n)]));
+        for (const name of defined.keys()) this.set({ queue: name }, counts.get(name + DEAD_LETTER_SUFFIX) ?? 0);
+      } catch (err) {
+        log.warn({ err }, 'dead-letter count unavailable');
+      }
     },
-    async stop(timeoutMs = 10_000) {
-      if (!started) return;
-      started = false;
-      await boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
-    },
-    async define(name, definition = {}) {
-      if (definition.deadLetter !== undefined) await boss.createQueue(definition.deadLetter);
-      await boss.createQueue(name, {
-        name,
-        retryLimit: definition.retryLimit ?? 5,
-        retryDelay: definition.retryDelay ?? 2,
-        retryBackoff: definition.retryBackoff ?? true,
-        ...(definition.deadLetter !== undefined ? { deadLetter: definition.deadLetter } : {}),
+  });
+
+  /** Installs or migrates pg-boss's schema once per process (and starts its timers when running workers). */
+  function boot(): Promise<unknown> {
+    booting ??= boss.start().catch((err: unknown) => {
+      booting = undefined;
+      throw err;
+    });
+    return booting;
+  }
+
+  function assertDefined(name: string): void {
+    if (!defined.has(name)) throw new Error(`queue ${name} is not defined; call queue.define('${name}') at registration`);
+  }
+
+  async function recordFailure(name: string, job: PgBoss.JobWithMetadata<unknown>, err: unknown): Promise<void> {
+    const permanent = err instanceof PermanentJobError;
+    const deadLettered = permanent || job.retryCount >= job.retryLimit;
+    const output: FailureOutput = { reason: err instanceof Error ? err.message : String(err), permanent, attempt: job.retryCount + 1, queue: name, jobId: job.id };
+    // pg-boss dead-letters a failed job once its retries are spent: spend them now for a permanent failure.
+    if (permanent) await boss.getDb().executeSql(`update ${SCHEMA}.job set retry_limit = retry_count where name = $1 and id = $2 and state = 'active'`, [name, job.id]);
+    await boss.fail(name, job.id, output);
+    jobs.inc({ queue: name, outcome: deadLettered ? 'dead_lettered' : 'retried' });
+    const fields = { err, queue: name, jobId: job.id, attempt: output.attempt };
+    if (deadLettered) log.error(fields, permanent ? 'job failed permanently: dead-lettered' : 'job failed after its last retry: dead-lettered');
+    else log.warn(fields, 'job failed: will retry');
+  }
+
+  async function runJob(spec: Worked, job: PgBoss.JobWithMetadata<unknown>): Promise<void> {
+    activeJobs++;
+    try {
+      await spec.handler(job.data, { id: job.id, queue: spec.name, attempt: job.retryCount + 1, retryLimit: job.retryLimit });
+      jobs.inc({ queue: spec.name, outcome: 'completed' });
+      // pg-boss completes the job when this returns.
+    } catch (err) {
+      // Failed here (not by rethrowing) so the output is our compact reason and a permanent failure skips retries;
+      // pg-boss's completion afterwards finds the job no longer active and changes nothing.
+      await recordFailure(spec.name, job, err);
+    } finally {
+      activeJobs--;
+    }
+  }
+
+  async function startWorkers(spec: Worked): Promise<void> {
+    const ids = workerIds.get(spec.name) ?? [];
+    workerIds.set(spec.name, ids);
+    for (let i = 0; i < (spec.options.concurrency ?? 1); i++) {
+      const workOptions: PgBoss.WorkOptions & { includeMetadata: true } = { batchSize: 1, includeMetadata: true };
+      if (spec.options.pollingIntervalSeconds !== undefined) workOptions.pollingIntervalSeconds = spec.options.pollingIntervalSeconds;
+      let id = '';
+      id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
+        if (!job) return;
+        await runJob(spec, job);
+        // pg-boss 10 sleeps a polling interval after every fetch, even a fruitful one: while there is
+        // work, fetch again at once; only an empty fetch waits for the interval (or a wake).
+        boss.notifyWorker(id);
       });
+      ids.push(id);
+    }
+  }
+
+  function wake(name: string): void {
+    for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+  }
+
+  const queue: Queue<Record<string, object>> = {
+    async start() {
+      if (running) return;
+      if (!runWorkers) throw new Error('this queue was created with runWorkers: false');
+      await boot();
+      running = true;
+      for (const spec of worked) await startWorkers(spec);
     },
+
+    async stop(timeoutMs = 10_000) {
+      if (booting === undefined) return;
+      const deadline = Date.now() + timeoutMs;
+      running = false;
+      workerIds.clear();
+      try {
+        await booting;
+      } catch {
+        return;
+      }
+      booting = undefined;
+      await boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+      // A poll that was under way when the workers stopped may still hand over a job, and pg-boss
+      // completes jobs without awaiting it: wait until nothing of the queue's is left running.
+      while ((pending > 0 || activeJobs > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    },
+
+    async define(name, policy = {}) {
+      await boot();
+      const deadLetter = name + DEAD_LETTER_SUFFIX;
+      await boss.createQueue(deadLetter, { name: deadLetter, retryLimit: 0 });
+      const settings: PgBoss.Queue = {
+        name,
+        policy: policy.policy ?? 'standard',
+        retryLimit: policy.retryLimit ?? 5,
+        retryDelay: policy.retryDelay ?? 2,
+        retryBackoff: policy.retryBackoff ?? true,
+        deadLetter,
+        ...(policy.expireInSeconds !== undefined ? { expireInSeconds: policy.expireInSeconds } : {}),
+      };
+      await boss.createQueue(name, settings);
+      // createQueue leaves an existing queue as it was: apply a policy changed since.
+      await boss.updateQueue(name, settings);
+      defined.set(name, policy);
+    },
+
+    async work(name, handler, options = {}) {
+      assertDefined(name);
+      const spec: Worked = { name, handler: handler as JobHandler<unknown>, options };
+      worked.push(spec);
+      if (running) await startWorkers(spec);
+    },
+
+    async enqueue(tx, name, data, options = {}) {
+      assertDefined(name);
+      const send: PgBoss.SendOptions = { db: sqlExecutorIn(tx) };
+      if (options.singletonKey !== undefined) send.singletonKey = options.singletonKey;
+      if (options.startAfter !== undefined) send.startAfter = options.startAfter;
+      if (options.priority !== undefined) send.priority = options.priority;
+      const id = await boss.send(name, data, send);
+      if (hasAfterCommit(tx)) afterCommit(tx, () => wake(name));
+      else if (!(tx instanceof PgTransaction)) wake(name);
+      return id;
+    },
+
+    wake,
+
+    async schedule(name, cron, data, { tz }) {
+      assertDefined(name);
+      // cron-parser quietly falls back to UTC for a zone it does not know; Intl throws a RangeError.
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      await boss.schedule(name, cron, data, { tz });
+    },
+
+    async unschedule(name) {
+      await boot();
+      await boss.unschedule(name);
+    },
+
+    async schedules() {
+      await boot();
+      const rows = (await boss.getSchedules()) as unknown as { name: string; cron: string; timezone: string; data: unknown }[];
+      return rows.map((r) => ({ name: r.name, cron: r.cron, timezone: r.timezone, data: r.data }));
+    },
+
+    async deadLetters({ queue: only, limit = 100 } = {}) {
+      const names = only !== undefined ? [only] : [...defined.keys()];
+      if (names.length === 0) return [];
+      const { rows } = await database.executeSql(
+        `select id, name, data, output, created_on from ${SCHEMA}.job
+         where name = any($1::text[]) and state < 'active' order by created_on desc, id limit $2`,
+        [names.map((n) => n + DEAD_LETTER_SUFFIX), limit],
+      );
+      return rows.map((row) => toDeadLetter(row));
+    },
+
+    registerMetrics(registry) {
+      registry.registerMetric(jobs);
+      registry.registerMetric(deadLetterGauge);
+    },
+  };
+  // The implementation is untyped by job name; callers see the augmented JobMap.
+  return queue as unknown as Queue;
+}
+
+function toDeadLetter(row: Record<string, unknown>): DeadLetter {
+  const output = (row.output ?? {}) as Partial<FailureOutput> & { value?: { message?: string }; message?: string };
+  const name = String(row.name);
+  return {
+    id: String(row.id),
+    queue: name.slice(0, -DEAD_LETTER_SUFFIX.length),
+    data: row.data,
+    // pg-boss's own failures (an attempt that ran past its expiry) carry a message instead of our reason.
+    reason: output.reason ?? output.value?.message ?? output.message ?? 'unknown',
+    permanent: output.permanent === true,
+    attempts: typeof output.attempt === 'number' ? output.attempt : null,
+    deadLetteredAt: new Date(row.created_on as string | Date),
   };
 }

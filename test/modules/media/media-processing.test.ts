@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { transaction } from '../../../src/platform/queue/transaction.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,12 +76,12 @@ describe('media processing with ffmpeg and sharp', () => {
     const { id } = await s.client.upload(await png(), { file_name: 'a.png', content_type: 'image/png' });
     await processed(s.t.app);
     const before = (await s.client.download(id)).body.media;
-    await s.t.app.media.jobs.dispatch(id);
+    await transaction(s.t.database.db, (tx) => s.t.app.media.jobs.dispatch(tx, id));
     await processed(s.t.app);
     expect((await s.client.download(id)).body.media).toEqual(before);
 
     const orphan = await makeMedia(s.t.database.db, { entityId: s.entityId, status: 'processing' });
-    await s.t.app.media.jobs.dispatch(orphan.id);
+    await transaction(s.t.database.db, (tx) => s.t.app.media.jobs.dispatch(tx, orphan.id));
     await processed(s.t.app);
     expect((await s.client.finalize(orphan.id)).body.media).toMatchObject({ status: 'failed', error: 'The uploaded file no longer exists' });
   });

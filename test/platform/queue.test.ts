@@ -1,0 +1,171 @@
+/**
+ * The durable job queue through the app's own queue (pg-boss on the test database): jobs enqueued on a
+ * transaction live and die with it, permanent failures dead-letter at once, transient ones are retried
+ * then dead-lettered, both visible to operators and in /metrics, and schedules keep their time zone.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestApp, type TestContext } from '../helpers/test-app.js';
+import { PermanentJobError, transaction, type JobContext, type Queue } from '../../src/platform/queue/queue.js';
+
+interface TestJobs {
+  'test.note': { noteId: number };
+  'test.permanent': { contactId: number };
+  'test.transient': { messageId: number };
+  'test.flaky': { messageId: number };
+  'test.woken': { sentAt: number };
+  'test.report': { entityId: number };
+}
+
+let t: TestContext;
+let queue: Queue<TestJobs>;
+const FAST = { pollingIntervalSeconds: 0.5 };
+
+beforeAll(async () => {
+  t = await createTestApp({ startQueue: true });
+  queue = t.app.ctx.queue as unknown as Queue<TestJobs>;
+});
+afterAll(async () => t.close());
+
+async function jobRows(name: string): Promise<{ state: string; data: unknown }[]> {
+  const { rows } = await t.database.executeSql('select state, data from pgboss.job where name = $1', [name]);
+  return rows as { state: string; data: unknown }[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('enqueue on the caller transaction', () => {
+  it('never runs a job whose transaction rolled back, and runs a committed one exactly once', async () => {
+    const seen: number[] = [];
+    await queue.define('test.note', { retryLimit: 0 });
+    await queue.work('test.note', async ({ noteId }) => void seen.push(noteId), FAST);
+
+    await expect(
+      transaction(t.database.db, async (tx) => {
+        await queue.enqueue(tx, 'test.note', { noteId: 1 });
+        throw new Error('the change was refused');
+      }),
+    ).rejects.toThrow('the change was refused');
+    await transaction(t.database.db, async (tx) => {
+      await queue.enqueue(tx, 'test.note', { noteId: 2 });
+    });
+
+    await vi.waitFor(() => expect(seen).toEqual([2]), { timeout: 5000 });
+    // Past more than one polling interval, nothing else arrives and the one job is completed.
+    await sleep(1200);
+    expect(seen).toEqual([2]);
+    await vi.waitFor(async () => expect(await jobRows('test.note')).toEqual([{ state: 'completed', data: { noteId: 2 } }]));
+  });
+
+  it('wakes the local worker after the commit instead of waiting for its next poll', async () => {
+    const latencies: number[] = [];
+    await queue.define('test.woken', { retryLimit: 0 });
+    await queue.work('test.woken', async ({ sentAt }) => void latencies.push(Date.now() - sentAt), { pollingIntervalSeconds: 60 });
+    // Let the worker's first (empty) poll pass: from now on it sleeps a minute unless woken.
+    await sleep(300);
+    for (let i = 0; i < 3; i++) {
+      await transaction(t.database.db, async (tx) => {
+        await queue.enqueue(tx, 'test.woken', { sentAt: Date.now() });
+      });
+      await vi.waitFor(() => expect(latencies).toHaveLength(i + 1), { timeout: 5000 });
+    }
+    expect(Math.max(...latencies)).toBeLessThan(2000);
+  });
+
+  it('refuses a queue that was never defined', async () => {
+    await expect(
+      transaction(t.database.db, async (tx) => {
+        await (queue as unknown as Queue<{ 'test.unknown': object }>).enqueue(tx, 'test.unknown', {});
+      }),
+    ).rejects.toThrow(/not defined/);
+  });
+});
+
+describe('failures', () => {
+  it('dead-letters a permanent failure at once with its reason, without retrying it', async () => {
+    const attempts: JobContext[] = [];
+    await queue.define('test.permanent', { retryLimit: 3, retryDelay: 0, retryBackoff: false });
+    await queue.work(
+      'test.permanent',
+      async (_data, job) => {
+        attempts.push(job);
+        throw new PermanentJobError('contact 7 has no phone number');
+      },
+      FAST,
+    );
+    await transaction(t.database.db, async (tx) => void (await queue.enqueue(tx, 'test.permanent', { contactId: 7 })));
+
+    await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.permanent' })).toHaveLength(1), { timeout: 5000 });
+    const [dead] = await queue.deadLetters({ queue: 'test.permanent' });
+    expect(dead).toMatchObject({ queue: 'test.permanent', data: { contactId: 7 }, reason: 'contact 7 has no phone number', permanent: true, attempts: 1 });
+    await sleep(1200);
+    expect(attempts.map((a) => a.attempt)).toEqual([1]);
+    expect(await jobRows('test.permanent')).toEqual([{ state: 'failed', data: { contactId: 7 } }]);
+
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('queue_dead_letter_jobs{queue="test.permanent"} 1');
+    expect(metrics).toContain('queue_jobs_total{queue="test.permanent",outcome="dead_lettered"} 1');
+  });
+
+  it('retries a transient failure, then dead-letters it once the retries are spent', async () => {
+    const attempts: number[] = [];
+    await queue.define('test.transient', { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+    await queue.work(
+      'test.transient',
+      async (_data, job) => {
+        attempts.push(job.attempt);
+        throw new Error('provider timed out');
+      },
+      FAST,
+    );
+    await transaction(t.database.db, async (tx) => void (await queue.enqueue(tx, 'test.transient', { messageId: 11 })));
+
+    await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.transient' })).toHaveLength(1), { timeout: 10_000 });
+    expect(attempts).toEqual([1, 2, 3]);
+    const [dead] = await queue.deadLetters({ queue: 'test.transient' });
+    expect(dead).toMatchObject({ data: { messageId: 11 }, reason: 'provider timed out', permanent: false, attempts: 3 });
+
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('queue_jobs_total{queue="test.transient",outcome="retried"} 2');
+    expect(metrics).toContain('queue_jobs_total{queue="test.transient",outcome="dead_lettered"} 1');
+  });
+
+  it('completes a job whose retry succeeds, leaving nothing dead-lettered', async () => {
+    const attempts: number[] = [];
+    await queue.define('test.flaky', { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+    await queue.work(
+      'test.flaky',
+      async (_data, job) => {
+        attempts.push(job.attempt);
+        if (job.attempt === 1) throw new Error('connection reset');
+      },
+      FAST,
+    );
+    await transaction(t.database.db, async (tx) => void (await queue.enqueue(tx, 'test.flaky', { messageId: 12 })));
+
+    await vi.waitFor(async () => expect(await jobRows('test.flaky')).toEqual([{ state: 'completed', data: { messageId: 12 } }]), { timeout: 10_000 });
+    expect(attempts).toEqual([1, 2]);
+    expect(await queue.deadLetters({ queue: 'test.flaky' })).toEqual([]);
+  });
+});
+
+describe('schedules', () => {
+  it('registers a cron schedule in its time zone and replaces it on a second registration', async () => {
+    await queue.define('test.report');
+    await queue.schedule('test.report', '0 8 * * 1', { entityId: 1 }, { tz: 'America/Bogota' });
+    await queue.schedule('test.report', '30 7 * * 1-5', { entityId: 1 }, { tz: 'America/Bogota' });
+    const mine = (await queue.schedules()).filter((s) => s.name === 'test.report');
+    expect(mine).toEqual([{ name: 'test.report', cron: '30 7 * * 1-5', timezone: 'America/Bogota', data: { entityId: 1 } }]);
+
+    await queue.unschedule('test.report');
+    expect((await queue.schedules()).filter((s) => s.name === 'test.report')).toEqual([]);
+  });
+
+  it('refuses an unknown time zone, a bad cron expression and an undefined queue', async () => {
+    await queue.define('test.report');
+    await expect(queue.schedule('test.report', '0 8 * * 1', { entityId: 1 }, { tz: 'Mars/Olympus_Mons' })).rejects.toThrow();
+    await expect(queue.schedule('test.report', 'every monday', { entityId: 1 }, { tz: 'UTC' })).rejects.toThrow();
+    const untyped = queue as unknown as Queue<{ 'test.nowhere': object }>;
+    await expect(untyped.schedule('test.nowhere', '0 8 * * 1', {}, { tz: 'UTC' })).rejects.toThrow(/not defined/);
+    expect((await queue.schedules()).filter((s) => s.name === 'test.report')).toEqual([]);
+  });
+});
