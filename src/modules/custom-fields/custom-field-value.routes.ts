@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import { CustomFieldValuesResponse, IdParams, PutCustomFieldValuesBody } from './custom-field.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
+import { CustomFieldValuesResponse, PutCustomFieldValuesBody } from './custom-field.schemas.js';
 import type { CustomFieldValueService } from './custom-field-value.service.js';
 
 /** `/groups/:id/custom-field-values` (groups.view / groups.edit) and `/contacts/:id/custom-field-values` (contacts.view / contacts.edit). */
