@@ -7,7 +7,8 @@
  * - the problem+json error responses the platform can answer, all with the one `Problem` schema:
  *   400 always, 401 and 403 by the route's `config.auth`, 404 on routes with path parameters, 500;
  *   a route's own response for a status wins; a DELETE that declares no success response gets 204;
- * - `security: []` on `auth: 'none'` routes.
+ * - `security: []` on `auth: 'none'` routes;
+ * - query and body properties with a default are not `required` (the validator fills them in).
  * Register it before the modules; hidden routes (`schema.hide`) are left alone.
  */
 import fp from 'fastify-plugin';
@@ -65,6 +66,18 @@ function capitalize(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
+/**
+ * `schema` with its top-level properties that have a `default` dropped from `required`, or undefined
+ * when there are none: the validator fills the default in (`useDefaults`), so the client need not send
+ * them, and the document must not say it must (generated clients would demand `limit` and `offset`).
+ */
+function withDefaultsOptional(schema: unknown): object | undefined {
+  const s = schema as { required?: string[]; properties?: Record<string, { default?: unknown }> } | undefined;
+  if (!s?.required || !s.properties) return undefined;
+  const required = s.required.filter((name) => s.properties?.[name]?.default === undefined);
+  return required.length === s.required.length ? undefined : { ...s, required };
+}
+
 function documentRoute(route: RouteOptions, seen: Map<string, string>): void {
   const schema = route.schema;
   if (!schema || schema.hide) return;
@@ -86,11 +99,14 @@ function documentRoute(route: RouteOptions, seen: Map<string, string>): void {
   if (route.url.includes(':')) errors[404] = ERRORS[404];
   errors[500] = ERRORS[500];
 
+  const defaultsOptional = { querystring: withDefaultsOptional(schema.querystring), body: withDefaultsOptional(schema.body) };
   const own = (schema.response ?? {}) as Record<string, unknown>;
   // The house convention for a removal is 204 without a body; routes rarely spell it out.
   const success = Object.keys(own).some((status) => status.startsWith('2')) || method !== 'DELETE' ? {} : { 204: { type: 'null', description: 'Removed; no body' } };
   route.schema = {
     ...schema,
+    ...(defaultsOptional.querystring ? { querystring: defaultsOptional.querystring } : {}),
+    ...(defaultsOptional.body ? { body: defaultsOptional.body } : {}),
     operationId,
     ...(auth === 'none' && !('security' in schema) ? { security: [] } : {}),
     response: { ...errors, ...success, ...own },
