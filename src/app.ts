@@ -16,6 +16,7 @@ import type { AppContext } from './platform/context.js';
 import { installErrorHandler } from './platform/http/error-handler.js';
 import { metricsPlugin } from './platform/http/metrics.js';
 import { inFlightPlugin } from './platform/http/in-flight.js';
+import { openApiConventions } from './platform/http/openapi.js';
 import { authGuard } from './platform/auth/guard.js';
 import { createTokenService } from './platform/auth/jwt.js';
 import { createAuthenticator } from './platform/auth/authenticator.js';
@@ -131,11 +132,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'crm-backend', version: '0.1.0', description: 'Multi-company CRM backend. Every path listed bare is also served under /api.' },
+      info: {
+        title: 'crm-backend',
+        version: '0.1.0',
+        description: 'Multi-company CRM backend. Every path listed bare is also served under /api.',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      },
+      // Relative: the document describes the server that serves it, wherever it is deployed.
+      servers: [{ url: '/', description: 'The server serving this document' }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
+    // Shared schemas keep their `$id` as their component name (`#/components/schemas/Problem`).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
+  await app.register(openApiConventions);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(authGuard, { authenticator: ctx.authenticator });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());

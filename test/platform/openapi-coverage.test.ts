@@ -20,4 +20,49 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
     expect(Object.keys(doc.paths).length).toBeGreaterThan(60);
   });
+
+  it('gives every operation a unique operationId and its errors as problem+json with the shared Problem schema', async () => {
+    const doc: { servers?: unknown[]; info: { license?: unknown }; paths: Record<string, Record<string, Op>> } = (await t.app.inject('/openapi.json')).json();
+    const ids = new Map<string, string>();
+    const wrong: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      expect(path === '/' || !path.endsWith('/'), path).toBe(true);
+      for (const [method, op] of Object.entries(ops)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!op.operationId || ids.has(op.operationId)) wrong.push(`${where}: operationId ${op.operationId}`);
+        ids.set(op.operationId ?? '', where);
+        const errors = Object.entries(op.responses ?? {}).filter(([status]) => /^[45]/.test(status));
+        if (!errors.some(([status]) => status === '400') || !errors.some(([status]) => status === '500')) wrong.push(`${where}: no 400/500`);
+        for (const [status, response] of errors) {
+          const ref = response.content?.['application/problem+json']?.schema?.$ref;
+          if (ref !== '#/components/schemas/Problem') wrong.push(`${where} ${status}: ${JSON.stringify(response.content)}`);
+        }
+        if (path.includes('{') && !errors.some(([status]) => status === '404')) wrong.push(`${where}: no 404`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(ids.get('postAuthLogin')).toBe('POST /api/auth/login');
+    expect(ids.get('getGroupsByIdInvoicesByInvoiceId')).toBe('GET /groups/{id}/invoices/{invoiceId}');
+    expect(doc.servers?.length).toBeGreaterThan(0);
+    expect(doc.info.license).toBeDefined();
+  });
+
+  it('documents every JSON request body as strict (unknown keys are 400, docs/api.md "Bodies")', async () => {
+    const doc: { paths: Record<string, Record<string, Op>> } = (await t.app.inject('/openapi.json')).json();
+    const loose: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const schema = op.requestBody?.content?.['application/json']?.schema;
+        if (schema?.properties && schema.additionalProperties !== false) loose.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(loose).toEqual([]);
+  });
 });
+
+interface Op {
+  operationId?: string;
+  responses?: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+  requestBody?: { content?: Record<string, { schema?: { properties?: object; additionalProperties?: unknown } }> };
+}
+

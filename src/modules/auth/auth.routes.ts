@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import type { LoginThrottle } from '../../platform/http/login-throttle.js';
+import { problemResponse } from '../../platform/http/openapi.js';
 import { ChangeEntityBody, LoginBody, MyEntitiesResponse, TokenResponse } from './auth.schemas.js';
 import type { AuthService } from './auth.service.js';
 
@@ -22,7 +23,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         description: 'Rate-limited per client IP and per e-mail (429 with Retry-After).',
         security: [],
         body: LoginBody,
-        response: { 200: TokenResponse },
+        response: {
+          200: TokenResponse,
+          401: problemResponse('`invalid_credentials`: unknown e-mail or wrong password'),
+          403: problemResponse('`entity_not_allowed`: the user is not a member of the entity'),
+          429: problemResponse('`rate_limited`: too many attempts; retry after `Retry-After` seconds'),
+        },
       },
     },
     async (request) => service.login(request.body),

@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
+import { Id } from '../../platform/http/ids.js';
 import { ErpSessionSnapshot } from '../erp-session/index.js';
 
 export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 3, maxLength: 320 }),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
-    entity_id: Type.Integer({ minimum: 1 }),
+    entity_id: Id,
     erp_access_token: Type.Optional(
       Type.String({ minLength: 1, maxLength: 4096, description: 'OAuth access token of the ERP provider (SPEC "Login flow" step 2); optional' }),
     ),
@@ -14,7 +15,7 @@ export const LoginBody = Type.Object(
 );
 export type LoginBody = Static<typeof LoginBody>;
 
-export const ChangeEntityBody = Type.Object({ entity_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const ChangeEntityBody = Type.Object({ entity_id: Id }, { additionalProperties: false });
 export type ChangeEntityBody = Static<typeof ChangeEntityBody>;
 
 export const SessionUser = Type.Object({

@@ -1,6 +1,9 @@
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
+import { IdParams } from '../../platform/http/ids.js';
 import {
   CarteraClientDetail,
   CarteraClientList,
@@ -9,10 +12,12 @@ import {
   CarteraLeadDetail,
   CarteraLeadList,
   CarteraListQuery,
-  IdParams,
 } from './cartera.schemas.js';
 import { filterOf, type CarteraService } from './cartera.service.js';
 import { streamCarteraXlsx } from './cartera.export.js';
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const Spreadsheet = Type.Unsafe<Readable>({ type: 'string', format: 'binary', description: 'The spreadsheet' });
 
 /** `/cartera/*` (codes cartera.*). */
 export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService; database: PreparedRunner }> = async (app, { service, database }) => {
@@ -51,13 +56,16 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
     '/cartera/export.xlsx',
     {
       config: { auth: 'cartera.export_excel' },
-      schema: { tags, summary: 'Export the filtered portfolio as a spreadsheet (streamed)', querystring: CarteraExportQuery, produces: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] },
+      schema: { tags, summary: 'Export the filtered portfolio as a spreadsheet (streamed)', querystring: CarteraExportQuery,
+        produces: [XLSX],
+        response: { 200: { description: 'The spreadsheet', content: { [XLSX]: { schema: Spreadsheet } } } },
+      },
     },
     async (request, reply) => {
       const caller = principalOf(request);
       const stream = streamCarteraXlsx(database, caller.entityId, filterOf(request.query.kind, request.query), request.log);
       return reply
-        .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+        .type(XLSX)
         .header('content-disposition', `attachment; filename="cartera-${request.query.kind}s.xlsx"`)
         .send(stream);
     },

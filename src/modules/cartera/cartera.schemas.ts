@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageQuery, Pagination } from '../../platform/http/pagination.js';
 import { NullableObject, NullableString, StringEnum } from '../../platform/http/schema-types.js';
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export const CarteraSort = Type.Union(
   [Type.Literal('creation'), Type.Literal('-creation'), Type.Literal('name'), Type.Literal('-name'), Type.Literal('group'), Type.Literal('-group')],
@@ -11,9 +11,9 @@ export const CarteraSort = Type.Union(
 export type CarteraSort = Static<typeof CarteraSort>;
 
 const filters = {
-  seller_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Effective seller: direct assignment, else inherited from the group' })),
+  seller_id: Type.Optional(IdOf('Effective seller: direct assignment, else inherited from the group')),
   unassigned: Type.Optional(Type.Boolean({ description: 'Only leads without any seller' })),
-  group_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  group_id: Type.Optional(Id),
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Substring of the lead or group name' })),
 };
 export const CarteraListQuery = Type.Object({ ...pageQuery(50), sort: Type.Optional(CarteraSort), ...filters });

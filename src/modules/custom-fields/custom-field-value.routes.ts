@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../platform/auth/guard.js';
-import { CustomFieldValuesResponse, IdParams, PutCustomFieldValuesBody } from './custom-field.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
+import { CustomFieldValuesResponse, PutCustomFieldValuesBody } from './custom-field.schemas.js';
 import type { CustomFieldValueService } from './custom-field-value.service.js';
 
 /** Origin of the request, for media URLs the embedded store signs (relative to the service). */

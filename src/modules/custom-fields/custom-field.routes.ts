@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
+import { IdParams } from '../../platform/http/ids.js';
 import {
   CreateCustomFieldBody,
   CreateCustomFieldGroupBody,
@@ -10,7 +11,6 @@ import {
   CustomFieldListResponse,
   CustomFieldResponse,
   CustomFieldTypeListResponse,
-  IdParams,
   UpdateCustomFieldBody,
   UpdateCustomFieldGroupBody,
 } from './custom-field.schemas.js';

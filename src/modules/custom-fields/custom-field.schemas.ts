@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
+import { Id } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 export const RecordType = Type.Union([Type.Literal('contact'), Type.Literal('group')]);
 export const FieldType = Type.Union([
   Type.Literal('text'),
@@ -72,13 +72,13 @@ export const CustomFieldResponse = Type.Object({
   updated_at: Type.String({ format: 'date-time' }),
 });
 export type CustomFieldResponse = Static<typeof CustomFieldResponse>;
-export const CustomFieldListQuery = Type.Object({ ...pageQuery(10), custom_field_group_id: Type.Optional(Type.Integer({ minimum: 1 })) });
+export const CustomFieldListQuery = Type.Object({ ...pageQuery(10), custom_field_group_id: Type.Optional(Id) });
 export type CustomFieldListQuery = Static<typeof CustomFieldListQuery>;
 
 const Options = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200, uniqueItems: true, description: 'Choices of a select field' });
 export const CreateCustomFieldBody = Type.Object(
   {
-    custom_field_group_id: Type.Integer({ minimum: 1 }),
+    custom_field_group_id: Id,
     name: Name,
     type: FieldType,
     options: Type.Optional(Options),
@@ -111,7 +111,7 @@ export const PutCustomFieldValuesBody = Type.Object(
   {
     values: Type.Array(
       Type.Object(
-        { custom_field_id: Type.Integer({ minimum: 1 }), value: Type.Unknown({ description: 'null clears the value' }) },
+        { custom_field_id: Id, value: Type.Unknown({ description: 'null clears the value' }) },
         { additionalProperties: false, required: ['custom_field_id', 'value'] },
       ),
       { maxItems: 500 },

@@ -9,7 +9,7 @@ const IngestBody = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 320 })),
   phone: Type.Optional(Type.String({ maxLength: 40 })),
   fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-});
+}, { additionalProperties: false });
 const IngestResponse = Type.Object({
   entity_id: Type.Integer(),
   contact_id: Type.Integer(),

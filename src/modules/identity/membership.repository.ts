@@ -9,6 +9,9 @@ import { employee } from './employee.table.js';
 
 export type EmployeeRow = typeof employee.$inferSelect;
 
+/** `array[$1, $2, ...]::int[]`: one parameter per element, the same text on PostgreSQL and PGlite. */
+const intArray = (values: number[]) => sql`array[${sql.join(values.map((v) => sql`${v}`), sql`, `)}]::int[]`;
+
 /** Active memberships of a user: one row per entity with its employee record, by entity id. */
 export async function listMemberships(db: Db, userId: number) {
   return db
@@ -34,7 +37,7 @@ export async function activePairs(db: Db, pairs: { userId: number; entityId: num
   const rows = await queryRows<{ user_id: number; entity_id: number }>(
     db,
     sql`select e.user_id, e.entity_id from employee e
-         where e.is_active and (e.user_id, e.entity_id) in (select * from unnest(${pairs.map((p) => p.userId)}::int[], ${pairs.map((p) => p.entityId)}::int[]))`,
+         where e.is_active and (e.user_id, e.entity_id) in (select * from unnest(${intArray(pairs.map((p) => p.userId))}, ${intArray(pairs.map((p) => p.entityId))}))`,
   );
   return rows.map((r) => ({ userId: r.user_id, entityId: r.entity_id }));
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import { CreateRoleBody, IdParams, RoleListResponse, RoleResponse, UpdateRoleBody } from './role.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
+import { CreateRoleBody, RoleListResponse, RoleResponse, UpdateRoleBody } from './role.schemas.js';
 import type { RoleService } from './role.service.js';
 
 /** `/api/roles` (codes roles.*). */

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export const RoleResponse = Type.Object({
   id: Type.Integer(),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import { IdParams } from './role.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
 import {
   CreateSubscriptionBody,
   SubscriptionListQuery,

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Id } from '../../platform/http/ids.js';
 
 const Override = Type.Object(
   { code: Type.String(), effect: Type.Union([Type.Literal('ALLOW'), Type.Literal('DENY')]) },
@@ -20,18 +21,18 @@ export const SubscriptionResponse = Type.Object({
 export type SubscriptionResponse = Static<typeof SubscriptionResponse>;
 
 export const SubscriptionListQuery = Type.Object({
-  employee_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  user_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  employee_id: Type.Optional(Id),
+  user_id: Type.Optional(Id),
 });
 export type SubscriptionListQuery = Static<typeof SubscriptionListQuery>;
 export const SubscriptionListResponse = Type.Object({ data: Type.Array(SubscriptionResponse) });
 
 export const CreateSubscriptionBody = Type.Object(
   {
-    employee_id: Type.Optional(Type.Integer({ minimum: 1 })),
-    user_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    employee_id: Type.Optional(Id),
+    user_id: Type.Optional(Id),
     scope: Type.Optional(Type.Union([Type.Literal('entity'), Type.Literal('global')], { default: 'entity' })),
-    role_id: Type.Integer({ minimum: 1 }),
+    role_id: Id,
     overrides: Type.Optional(Type.Array(Override, { maxItems: 500 })),
   },
   { additionalProperties: false },
@@ -40,7 +41,7 @@ export type CreateSubscriptionBody = Static<typeof CreateSubscriptionBody>;
 
 export const UpdateSubscriptionBody = Type.Object(
   {
-    role_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    role_id: Type.Optional(Id),
     overrides: Type.Optional(Type.Array(Override, { maxItems: 500, description: 'Replaces every override of the subscription' })),
   },
   { additionalProperties: false, minProperties: 1 },

@@ -1,4 +1,5 @@
 /** TypeBox schemas of the conversations API and the realtime payloads that reuse them. */
+import { Id, IdParams } from '../../platform/http/ids.js';
 import { Type, type Static } from 'typebox';
 import { ASSIGNMENT_STATUSES, CHANNEL_TYPE_CODES, MESSAGE_DIRECTIONS, MESSAGE_STATUSES } from './interactions.enums.js';
 
@@ -67,7 +68,7 @@ export const HistoryQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 });
 export const HistoryResponse = Type.Object({ data: Type.Array(MessageResponse), pagination: PageInfo });
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export { IdParams };
 export const NotesBody = Type.Object({ workspace_notes: Type.String({ maxLength: 20000 }) }, { additionalProperties: false });
-export const FollowUpBody = Type.Object({ follow_up: Type.Boolean({ default: true }) });
-export const AssignBody = Type.Object({ employee_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const FollowUpBody = Type.Object({ follow_up: Type.Boolean({ default: true }) }, { additionalProperties: false });
+export const AssignBody = Type.Object({ employee_id: Id }, { additionalProperties: false });

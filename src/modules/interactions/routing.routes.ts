@@ -33,7 +33,7 @@ export const routingRoutes: FastifyPluginAsyncTypebox<{ service: RoutingService 
     await s.removeMember(principalOf(r), r.params.id, r.params.memberId);
     return reply.code(204).send();
   });
-  app.post(`${base}/availability`, { config: { auth: 'jwt' }, schema: { tags, summary: "Set the caller's own availability in every queue", body: Type.Object({ is_available: Type.Boolean() }), response: { 200: Type.Object({ employee_id: Type.Integer(), is_available: Type.Boolean() }) } } }, async (r) =>
+  app.post(`${base}/availability`, { config: { auth: 'jwt' }, schema: { tags, summary: "Set the caller's own availability in every queue", body: Type.Object({ is_available: Type.Boolean() }, { additionalProperties: false }), response: { 200: Type.Object({ employee_id: Type.Integer(), is_available: Type.Boolean() }) } } }, async (r) =>
     s.setMyAvailability(principalOf(r), r.body.is_available),
   );
   app.get(`${base}/filters`, { config: view, schema: { tags, summary: 'List filters (priority order)', response: { 200: list(FilterResponse) } } }, async (r) => s.listFilters(principalOf(r)));

@@ -2,20 +2,21 @@
  * Routing filter conditions (SPEC routing_filter; its fields are "not shown", see
  * docs/decisions.md). Every condition present must hold; an empty set matches everything.
  */
+import { Id } from '../../platform/http/ids.js';
 import { Type, type Static } from 'typebox';
 import { CHANNEL_TYPE_CODES } from './interactions.enums.js';
 
 export const RoutingConditions = Type.Object(
   {
     channel_type_codes: Type.Optional(Type.Array(Type.Enum(CHANNEL_TYPE_CODES), { minItems: 1 })),
-    entity_channel_account_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 })),
+    entity_channel_account_ids: Type.Optional(Type.Array(Id, { minItems: 1 })),
     /** Case-insensitive substring of the message text. */
     message_text_contains: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     is_first_message: Type.Optional(Type.Boolean()),
     /** Whether the contact's lead (or group) has a seller. */
     lead_has_seller: Type.Optional(Type.Boolean()),
     /** Matches when one of the lead's (or group's) sellers is in the list. */
-    lead_seller_employee_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1 })),
+    lead_seller_employee_ids: Type.Optional(Type.Array(Id, { minItems: 1 })),
   },
   { additionalProperties: false },
 );

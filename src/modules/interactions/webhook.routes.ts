@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Id } from '../../platform/http/ids.js';
 import { Type } from 'typebox';
 import type { WebhookService } from './webhook.service.js';
 import type { OperatorService } from './operator.service.js';
@@ -21,8 +22,8 @@ const InboxItem = Type.Object({
   event: Type.Unknown(),
 });
 const InboxList = Type.Object({ data: Type.Array(InboxItem), pagination: Type.Object({ next_cursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }) });
-const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ pattern: '^[0-9]+$' })) });
-const RetryBody = Type.Object({ ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500 }) });
+const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })), cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,10}$', description: 'next_cursor of the previous page' })) });
+const RetryBody = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 500 }) }, { additionalProperties: false });
 
 const withoutNul = (_key: string, value: unknown) => (typeof value === 'string' ? value.replaceAll('\u0000', '\uFFFD') : value);
 

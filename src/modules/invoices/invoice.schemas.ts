@@ -1,9 +1,10 @@
 import { Type, type Static } from 'typebox';
+import { Id, IdParams } from '../../platform/http/ids.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const GroupParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const InvoiceParams = Type.Object({ id: Type.Integer({ minimum: 1 }), invoiceId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
+export const GroupParams = IdParams;
+export const InvoiceParams = Type.Object({ id: Id, invoiceId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
 export const InvoicePageQuery = Type.Object(
   { page: Type.Integer({ minimum: 1, maximum: 10_000, default: 1, description: 'n-th most recent day with invoices (1 = latest)' }) },
   { additionalProperties: false },

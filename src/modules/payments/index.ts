@@ -9,7 +9,7 @@ import type { AppContext } from '../../platform/context.js';
 
 const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['webhooks'];
-  app.post('/', { config: { auth: 'none' }, schema: { tags, summary: 'Payment platform events (logged only)', security: [], response: { 200: Type.Object({ received: Type.Boolean() }) } } }, async (request) => {
+  app.post('', { config: { auth: 'none' }, schema: { tags, summary: 'Payment platform events (logged only)', security: [], response: { 200: Type.Object({ received: Type.Boolean() }) } } }, async (request) => {
     request.log.info({ paymentEvent: request.body ?? null, contentType: request.headers['content-type'] ?? null }, 'payment webhook event');
     return { received: true };
   });

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../platform/auth/guard.js';
 import { permissionDenied } from '../../platform/errors.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { IdParams } from './group.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
 import {
   AssignGroupsBody,
   AssignGroupsResponse,

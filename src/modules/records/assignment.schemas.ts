@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 
 export const LeadAssignmentResponse = Type.Object({
@@ -22,28 +23,28 @@ export const GroupAssignmentListResponse = pageOf(GroupAssignmentResponse);
 
 export const LeadAssignmentListQuery = Type.Object({
   ...pageQuery(200),
-  lead_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  employee_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  lead_id: Type.Optional(Id),
+  employee_id: Type.Optional(Id),
 });
 export type LeadAssignmentListQuery = Static<typeof LeadAssignmentListQuery>;
 
 export const GroupAssignmentListQuery = Type.Object({
   ...pageQuery(200),
-  group_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  employee_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  group_id: Type.Optional(Id),
+  employee_id: Type.Optional(Id),
 });
 export type GroupAssignmentListQuery = Static<typeof GroupAssignmentListQuery>;
 
 export const CreateLeadAssignmentBody = Type.Object(
-  { lead_id: Type.Integer({ minimum: 1 }), employee_id: Type.Integer({ minimum: 1 }) },
+  { lead_id: Id, employee_id: Id },
   { additionalProperties: false },
 );
 export type CreateLeadAssignmentBody = Static<typeof CreateLeadAssignmentBody>;
 
 export const AssignGroupsBody = Type.Object(
   {
-    employee_id: Type.Integer({ minimum: 1, description: 'The seller' }),
-    group_ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500, uniqueItems: true }),
+    employee_id: IdOf('The seller'),
+    group_ids: Type.Array(Id, { minItems: 1, maxItems: 500, uniqueItems: true }),
   },
   { additionalProperties: false },
 );

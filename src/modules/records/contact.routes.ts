@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import { IdParams } from './group.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
 import { ContactListQuery, ContactListResponse, ContactResponse, CreateContactBody, UpdateContactBody } from './contact.schemas.js';
 import type { ContactService } from './contact.service.js';
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 
 export const ChannelType = Type.Union(
@@ -30,8 +31,8 @@ export const ContactListResponse = pageOf(ContactResponse);
 
 export const ContactListQuery = Type.Object({
   ...pageQuery(100),
-  group_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  lead_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  group_id: Type.Optional(Id),
+  lead_id: Type.Optional(Id),
 });
 export type ContactListQuery = Static<typeof ContactListQuery>;
 
@@ -47,7 +48,7 @@ export type ChannelInput = Static<typeof ChannelInput>;
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 export const CreateContactBody = Type.Object(
-  { lead_id: Type.Integer({ minimum: 1 }), name: Name, channels: Type.Optional(Type.Array(ChannelInput, { maxItems: 50 })) },
+  { lead_id: Id, name: Name, channels: Type.Optional(Type.Array(ChannelInput, { maxItems: 50 })) },
   { additionalProperties: false },
 );
 export type CreateContactBody = Static<typeof CreateContactBody>;
@@ -55,7 +56,7 @@ export type CreateContactBody = Static<typeof CreateContactBody>;
 export const UpdateContactBody = Type.Object(
   {
     name: Type.Optional(Name),
-    lead_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Move the contact to another lead (and its group)' })),
+    lead_id: Type.Optional(IdOf('Move the contact to another lead (and its group)')),
     manual_channels: Type.Optional(
       Type.Array(ChannelInput, { maxItems: 50, description: 'Replaces every manual channel; channels learned from conversations are kept' }),
     ),

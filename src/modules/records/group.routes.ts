@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import { CreateGroupBody, GroupListQuery, GroupListResponse, GroupResponse, IdParams, UpdateGroupBody } from './group.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
+import { CreateGroupBody, GroupListQuery, GroupListResponse, GroupResponse, UpdateGroupBody } from './group.schemas.js';
 import type { GroupService } from './group.service.js';
 
 /** `/groups` (codes groups.*). */

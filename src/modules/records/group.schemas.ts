@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
+import { IdParams } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+/** Re-exported for routes that still import it from here (entity channel accounts). */
+export { IdParams };
 
 export const GroupResponse = Type.Object({
   id: Type.Integer(),

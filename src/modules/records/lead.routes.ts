@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
-import { IdParams } from './group.schemas.js';
+import { IdParams } from '../../platform/http/ids.js';
 import { CreateLeadBody, LeadListQuery, LeadListResponse, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 import type { LeadService } from './lead.service.js';
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
 
@@ -21,10 +22,10 @@ export const LeadListResponse = pageOf(LeadResponse);
 
 export const LeadListQuery = Type.Object({
   ...pageQuery(50),
-  group_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  group_id: Type.Optional(Id),
   kind: Type.Optional(LeadKind),
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of name, e-mail or erp_id' })),
-  employee_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Effective seller (direct assignment, else inherited from the group)' })),
+  employee_id: Type.Optional(IdOf('Effective seller (direct assignment, else inherited from the group)')),
 });
 export type LeadListQuery = Static<typeof LeadListQuery>;
 
@@ -37,10 +38,10 @@ const fields = {
   phone: Nullable(Type.String({ maxLength: 40 })),
   tax_id: Nullable(Type.String({ maxLength: 40 })),
 };
-export const CreateLeadBody = Type.Object({ group_id: Type.Integer({ minimum: 1 }), ...fields }, { additionalProperties: false });
+export const CreateLeadBody = Type.Object({ group_id: Id, ...fields }, { additionalProperties: false });
 export type CreateLeadBody = Static<typeof CreateLeadBody>;
 export const UpdateLeadBody = Type.Object(
-  { group_id: Type.Optional(Type.Integer({ minimum: 1 })), ...fields, name: Type.Optional(Name) },
+  { group_id: Type.Optional(Id), ...fields, name: Type.Optional(Name) },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateLeadBody = Static<typeof UpdateLeadBody>;

@@ -39,7 +39,8 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
 
 function fromFastifyError(error: FastifyError): AppError | undefined {
   if (error.validation) {
-    const context = error.validationContext ?? 'body';
+    // Fields are named `/query/...` as docs/api.md promises, not after Fastify's `querystring` key.
+    const context = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
     const errors: FieldError[] = error.validation.map((v) => {
       const missing = v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty)}` : '';
       const extra = v.keyword === 'additionalProperties' ? `/${String((v.params as { additionalProperty?: string }).additionalProperty)}` : '';

@@ -4,6 +4,7 @@
  * `MAX_PAGE_SIZE`; a larger value is a 400 `validation_failed`, never silently clamped.
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import { MAX_ID } from './ids.js';
 
 /** Largest page any list serves (the shared client asks for 100 and 200). */
 export const MAX_PAGE_SIZE = 200;
@@ -12,7 +13,7 @@ export const MAX_PAGE_SIZE = 200;
 export function pageQuery(defaultLimit = 50) {
   return {
     limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: defaultLimit, description: `Page size (max ${MAX_PAGE_SIZE})` }),
-    offset: Type.Integer({ minimum: 0, default: 0, description: 'Rows to skip' }),
+    offset: Type.Integer({ minimum: 0, maximum: MAX_ID, default: 0, description: 'Rows to skip' }),
   };
 }
 

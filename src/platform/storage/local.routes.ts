@@ -39,7 +39,9 @@ export const localObjectRoutes: FastifyPluginAsync<{ storage: LocalStorage }> = 
     `${LOCAL_OBJECTS_PATH}/*`,
     {
       config: { auth: 'none' },
+      // Presigned URLs are opaque to clients (as S3's are): they come from /media/presign-*, not from the document.
       schema: {
+        hide: true,
         tags,
         summary: 'Upload an object to a presigned URL of the embedded store',
         security: [],
@@ -69,7 +71,7 @@ export const localObjectRoutes: FastifyPluginAsync<{ storage: LocalStorage }> = 
     `${LOCAL_OBJECTS_PATH}/*`,
     {
       config: { auth: 'none' },
-      schema: { tags, summary: 'Download an object from a presigned URL of the embedded store', security: [], querystring: Query, response: { 200: Type.Unknown({ description: 'the object bytes' }), 403: Problem, 404: Problem } },
+      schema: { hide: true, tags, summary: 'Download an object from a presigned URL of the embedded store', security: [], querystring: Query, response: { 200: Type.Unknown({ description: 'the object bytes' }), 403: Problem, 404: Problem } },
     },
     async (request, reply) => {
       const grant = grantOf(request, 'GET');
