@@ -4712,76 +4712,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description Missing, invalid or expired Bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -4841,76 +4796,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description Missing, invalid or expired Bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -4978,76 +4888,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description Missing, invalid or expired Bearer token */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem (application/problem+json) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description RFC 9457 problem (application/problem+json) */
+            /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -5095,24 +4960,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description RFC 9457 problem (application/problem+json) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail?: string;
-                        code: string;
-                        requestId: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */

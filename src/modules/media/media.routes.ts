@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../platform/auth/guard.js';
@@ -9,7 +10,6 @@ import {
   PresignDownloadResponse,
   PresignUploadBody,
   PresignUploadResponse,
-  Problem,
   PublicQuery,
 } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
@@ -23,7 +23,8 @@ export const originOf = (request: FastifyRequest) => `${request.protocol}://${re
  */
 export const mediaRoutes: FastifyPluginAsyncTypebox<{ service: MediaService }> = async (app, { service }) => {
   const tags = ['media'];
-  const errors = { 400: Problem, 401: Problem, 404: Problem, 409: Problem };
+  // 400, 401, 404 and 500 come from the shared hook (platform/http/openapi.ts); these are media's own.
+  const errors = { 409: problemResponse('`upload_missing`: nothing was uploaded to the presigned URL yet') };
   app.post(
     '/media/presign-upload',
     { config: { auth: 'jwt' }, schema: { tags, summary: 'Presign an upload (steps 1-2 of the upload flow)', body: PresignUploadBody, response: { 200: PresignUploadResponse, ...errors } } },
@@ -48,7 +49,7 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ service: MediaService }> =
         summary: 'Public content: the optimized version of a ready media object',
         security: [],
         querystring: PublicQuery,
-        response: { 200: Type.Unknown({ description: 'the optimized bytes, with ETag and a long-lived Cache-Control' }), 304: Type.Null({ description: 'not modified' }), 404: Problem },
+        response: { 200: Type.Unknown({ description: 'the optimized bytes, with ETag and a long-lived Cache-Control' }), 304: Type.Null({ description: 'not modified' }) },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,5 @@
 /** TypeBox request and response schemas of the media API (SPEC "Media"). */
+import { Id } from '../../platform/http/ids.js';
 import { Type, type Static } from 'typebox';
 
 const Kind = Type.Union([Type.Literal('image'), Type.Literal('audio'), Type.Literal('video'), Type.Literal('document'), Type.Literal('sticker')]);
@@ -15,12 +16,12 @@ export const PresignUploadBody = Type.Object(
 );
 export type PresignUploadBody = Static<typeof PresignUploadBody>;
 
-export const FinalizeUploadBody = Type.Object({ media_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const FinalizeUploadBody = Type.Object({ media_id: Id }, { additionalProperties: false });
 export type FinalizeUploadBody = Static<typeof FinalizeUploadBody>;
 
 export const PresignDownloadQuery = Type.Object(
   {
-    media_id: Type.Integer({ minimum: 1 }),
+    media_id: Id,
     variant: Type.Optional(Type.Union([Type.Literal('optimized'), Type.Literal('original')], { description: 'Default: optimized' })),
   },
   { additionalProperties: false },
@@ -63,7 +64,3 @@ export const FinalizeUploadResponse = Type.Object({ media: MediaObject });
 export const PresignDownloadResponse = Type.Object({ media: MediaObject, download: SignedUrl });
 export type PresignDownloadResponse = Static<typeof PresignDownloadResponse>;
 
-export const Problem = Type.Object(
-  { type: Type.String(), title: Type.String(), status: Type.Integer(), detail: Type.Optional(Type.String()), code: Type.String(), requestId: Type.String() },
-  { additionalProperties: true, description: 'RFC 9457 problem (application/problem+json)' },
-);
