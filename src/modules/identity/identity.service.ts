@@ -5,11 +5,11 @@
  */
 import type { Database, Db } from '../../db/client.js';
 import type { PrincipalRecord } from '../../platform/auth/authenticator.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, validationFailed } from '../../platform/errors.js';
 import type { ErpMembership } from '../../integrations/erp/index.js';
 import { loadPrincipal } from './principal.repository.js';
 import { findUserByEmail, findUserById, setPasswordHash, type UserRow } from './user.repository.js';
-import { activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
+import { activeEmployeeIds, activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
 import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
 
 export interface Membership {
@@ -39,6 +39,11 @@ export interface IdentityService {
    * conversation assignment.
    */
   assertActiveMember: (entityId: number, employeeId: number, field?: string) => Promise<void>;
+  /**
+   * Throws 400 `validation_failed` with one `errors[]` item (`${field}/${index}`) per id of `employeeIds`
+   * that is not an active employee of `entityId` (lists of employees in a request body).
+   */
+  assertActiveMembers: (entityId: number, employeeIds: readonly number[], field: string) => Promise<void>;
   findUserByEmail: (email: string) => Promise<UserRow | undefined>;
   findUserById: (id: number) => Promise<UserRow | undefined>;
   setPasswordHash: (userId: number, passwordHash: string) => Promise<void>;
@@ -65,6 +70,11 @@ export function createIdentityService(deps: { database: Database; db?: Db }): Id
       if (await isActiveEmployee(db, entityId, employeeId)) return;
       const detail = `Employee ${employeeId} is not an active member of this entity`;
       throw new AppError(400, 'invalid_employee', 'Bad request', detail, { errors: [{ field, message: detail }] });
+    },
+    async assertActiveMembers(entityId, employeeIds, field) {
+      const active = new Set(await activeEmployeeIds(db, entityId, [...new Set(employeeIds)]));
+      const errors = employeeIds.flatMap((id, i) => (active.has(id) ? [] : [{ field: `${field}/${i}`, message: `employee ${id} is not an active member of this entity` }]));
+      if (errors.length > 0) throw validationFailed(errors);
     },
     findUserByEmail: (email) => findUserByEmail(db, email),
     findUserById: (id) => findUserById(db, id),

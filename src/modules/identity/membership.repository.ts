@@ -31,6 +31,16 @@ export async function isActiveEmployee(db: Db, entityId: number, employeeId: num
   return rows.length > 0;
 }
 
+/** The ids among `employeeIds` that are active employees of `entityId`. */
+export async function activeEmployeeIds(db: Db, entityId: number, employeeIds: number[]): Promise<number[]> {
+  if (employeeIds.length === 0) return [];
+  const rows = await db
+    .select({ id: employee.id })
+    .from(employee)
+    .where(and(eq(employee.entityId, entityId), inArray(employee.id, employeeIds), eq(employee.isActive, true)));
+  return rows.map((r) => r.id);
+}
+
 /** The `(userId, entityId)` pairs among `pairs` that are active memberships, in one statement. */
 export async function activePairs(db: Db, pairs: { userId: number; entityId: number }[]): Promise<{ userId: number; entityId: number }[]> {
   if (pairs.length === 0) return [];

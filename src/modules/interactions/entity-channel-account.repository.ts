@@ -38,6 +38,16 @@ export async function findAccount(db: Db, entityId: number, id: number) {
 }
 
 /** Any entity's account with this platform id (ids are globally unique per platform). */
+/** The ids among `ids` that are channel accounts of `entityId`. */
+export async function existingAccountIds(db: Db, entityId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: entityChannelAccount.id })
+    .from(entityChannelAccount)
+    .where(and(eq(entityChannelAccount.entityId, entityId), inArray(entityChannelAccount.id, ids)));
+  return rows.map((r) => r.id);
+}
+
 export async function findAccountByExternalId(db: Db, channelTypeCode: ChannelTypeCode, externalAccountId: string) {
   const rows = await db
     .select({ id: entityChannelAccount.id })

@@ -9,9 +9,10 @@ import type { IdentityService } from '../identity/index.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { conflict, notFound } from '../../platform/errors.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { FilterBody, FilterPatch, MemberBody, MemberPatch, QueueBody, QueuePatch } from './routing.schemas.js';
 import * as repo from './routing.repository.js';
+import { existingAccountIds } from './entity-channel-account.repository.js';
 import { drainQueue, drainQueuesOf, type Assignment } from './routing.engine.js';
 import { AfterCommit } from './after-commit.js';
 import { announceAssignment } from './interactions.events.js';
@@ -23,12 +24,20 @@ const toFilter = (f: repo.FilterRow) => ({ id: f.id, name: f.name, queue_id: f.q
 
 export type RoutingService = ReturnType<typeof createRoutingService>;
 
-export function createRoutingService(deps: { db: Db; events: EventBus; realtime: Realtime; identity: Pick<IdentityService, 'assertActiveMember'> }) {
+export function createRoutingService(deps: { db: Db; events: EventBus; realtime: Realtime; identity: Pick<IdentityService, 'assertActiveMember' | 'assertActiveMembers'> }) {
   const { db } = deps;
   const queueOf = async (tx: Db, p: Principal, id: number) => {
     const q = await repo.findQueue(tx, p.entityId, id);
     if (!q) throw notFound('routing_queue', id);
     return q;
+  };
+  /** 400 `validation_failed` naming each channel account or seller of `conditions` that is not the entity's own. */
+  const checkReferences = async (p: Principal, conditions: RoutingConditions) => {
+    const accounts = conditions.entity_channel_account_ids ?? [];
+    const own = new Set(await existingAccountIds(db, p.entityId, [...new Set(accounts)]));
+    const errors = accounts.flatMap((id, i) => (own.has(id) ? [] : [{ field: `/body/conditions/entity_channel_account_ids/${i}`, message: `channel account ${id} not found` }]));
+    if (errors.length > 0) throw validationFailed(errors);
+    await deps.identity.assertActiveMembers(p.entityId, conditions.lead_seller_employee_ids ?? [], '/body/conditions/lead_seller_employee_ids');
   };
   const publishAssignments = async (assignments: Assignment[]) => {
     const out = new AfterCommit();
@@ -114,11 +123,13 @@ export function createRoutingService(deps: { db: Db; events: EventBus; realtime:
     },
     async createFilter(p: Principal, body: Static<typeof FilterBody>) {
       await queueOf(db, p, body.queue_id);
+      await checkReferences(p, body.conditions);
       const f = await repo.insertFilter(db, p.entityId, { name: body.name, queueId: body.queue_id, priority: body.priority ?? 100, conditions: body.conditions, isActive: body.is_active ?? true });
       return toFilter(f);
     },
     async updateFilter(p: Principal, id: number, body: Static<typeof FilterPatch>) {
       if (body.queue_id !== undefined) await queueOf(db, p, body.queue_id);
+      if (body.conditions !== undefined) await checkReferences(p, body.conditions);
       const f = await repo.updateFilter(db, p.entityId, id, {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.queue_id !== undefined ? { queueId: body.queue_id } : {}),

@@ -155,4 +155,32 @@ describe('routing', () => {
     const foreignMember = await api('POST', `/interactions/routing/queues/${await makeQueue({ name: 'Q' })}/members`, { employee_id: otherAdmin.employeeId });
     expect(foreignMember.json().code).toBe('invalid_employee');
   });
+
+  it("refuses routing filters naming another entity's channel account or seller, or an inactive employee, naming each field", async () => {
+    const q = await makeQueue({ name: 'Sales' });
+    const own = (await queryRows<{ id: number }>(t.database.db, sql`select id from entity_channel_account where external_account_id = ${ACCOUNT}`))[0]!.id;
+    const foreignAccount = await makeChannelAccount(t.database.db, { entityId: otherEntityId, externalAccountId: 'THEIRS-PNID' });
+    const foreignSeller = await makeMember(t.database.db, { entityId: otherEntityId });
+    const gone = await makeMember(t.database.db, { entityId });
+    await t.database.executeSql('update employee set is_active = false where id = $1', [gone.employeeId]);
+    const res = await api('POST', '/interactions/routing/filters', {
+      name: 'Mixed',
+      queue_id: q,
+      conditions: { entity_channel_account_ids: [own, foreignAccount.id] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: '/body/conditions/entity_channel_account_ids/1' }] });
+    const sellers = await api('POST', '/interactions/routing/filters', {
+      name: 'Sellers',
+      queue_id: q,
+      conditions: { lead_seller_employee_ids: [agents[0]!.employeeId, foreignSeller.employeeId, gone.employeeId] },
+    });
+    expect(sellers.statusCode).toBe(400);
+    expect(sellers.json().errors.map((e: { field: string }) => e.field)).toEqual(['/body/conditions/lead_seller_employee_ids/1', '/body/conditions/lead_seller_employee_ids/2']);
+    const ok = await api('POST', '/interactions/routing/filters', { name: 'Own', queue_id: q, conditions: { entity_channel_account_ids: [own], lead_seller_employee_ids: [agents[0]!.employeeId] } });
+    expect(ok.statusCode).toBe(201);
+    const patched = await api('PATCH', `/interactions/routing/filters/${ok.json().id}`, { conditions: { entity_channel_account_ids: [foreignAccount.id] } });
+    expect(patched.statusCode).toBe(400);
+    expect((await api('GET', '/interactions/routing/filters')).json().data).toEqual([expect.objectContaining({ id: ok.json().id, conditions: { entity_channel_account_ids: [own], lead_seller_employee_ids: [agents[0]!.employeeId] } })]);
+  });
 });
