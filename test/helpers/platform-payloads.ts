@@ -18,4 +18,9 @@ export function whatsAppExample(name: string): Payload {
   return JSON.parse(readFileSync(join(DIR, 'whatsapp-inbound', `${name}.json`), 'utf8')) as Payload;
 }
 
+/** A fixture by its path under test/fixtures/platform-payloads (e.g. `meta-messaging/messenger_read_without_timestamp.json`). */
+export function fixture(path: string): Payload {
+  return JSON.parse(readFileSync(join(DIR, path), 'utf8')) as Payload;
+}
+
 export const DEMO_PHONE_NUMBER_ID = '106540352242922';

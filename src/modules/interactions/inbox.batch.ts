@@ -7,6 +7,7 @@
  * batch fails the transaction rolls back whole (nothing is half applied) and each row is tried again
  * alone, so only the faulty event records a failure.
  */
+import { isPermanentFailure } from '../../platform/queue/queue.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
@@ -65,7 +66,8 @@ async function applyBatch(db: Db, ids: number[]): Promise<AfterCommit[]> {
 async function recordFailure(deps: BatchDeps, id: number, err: unknown, policy: RetryPolicy): Promise<void> {
   deps.log.warn({ err, inboxId: id }, 'inbound event processing failed');
   try {
-    await inboxRepo.recordFailure(deps.db, id, err instanceof Error ? err.message : String(err), policy.maxAttempts, policy.retryBaseDelayMs);
+    // Shared vocabulary (docs/operations.md "Background jobs"): a permanent failure is dead-lettered at once.
+    await inboxRepo.recordFailure(deps.db, id, err instanceof Error ? err.message : String(err), policy.maxAttempts, policy.retryBaseDelayMs, isPermanentFailure(err));
   } catch (recordErr) {
     deps.log.error({ err: recordErr, inboxId: id }, 'could not record the failure; the sweeper will retry');
   }

@@ -1,5 +1,5 @@
 /** Drizzle queries of the webhook inbox: insert-or-ignore, claim, outcome, retries and operator lists. */
-import { and, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import { preparedIn, type Database, type Db } from '../../db/client.js';
 import { interactionWebhookInbox as inbox } from './inbox.table.js';
 import { chatKeyOf, type CanonicalEvent } from './canonical.js';
@@ -117,15 +117,21 @@ export async function setOutcomes(db: Db, outcomes: { id: number; state: Extract
   await preparedIn(db, 'interactions_inbox_set_outcomes', SET_OUTCOMES, [outcomes.map((o) => o.id), outcomes.map((o) => o.state), outcomes.map((o) => o.entityId)]);
 }
 
-/** Records a failed attempt; after `maxAttempts` the row moves to the dead-letter list with its error. */
-export async function recordFailure(db: Db, id: number, error: string, maxAttempts: number, baseDelayMs: number): Promise<void> {
+/** Records a failed attempt; a permanent failure, or the `maxAttempts`-th, moves the row to the dead-letter list with its error. */
+export async function recordFailure(db: Db, id: number, error: string, maxAttempts: number, baseDelayMs: number, permanent = false): Promise<void> {
   await db.execute(sql`
     update interaction_webhook_inbox
        set attempts = attempts + 1,
            last_error = ${error.slice(0, 2000)},
-           state = case when attempts + 1 >= ${maxAttempts} then 'dead' else state end,
+           state = case when ${permanent} or attempts + 1 >= ${maxAttempts} then 'dead' else state end,
            next_attempt_at = now() + (least(${baseDelayMs}::bigint * power(2, attempts)::bigint, 300000) || ' milliseconds')::interval
      where id = ${id} and state = 'pending'`);
+}
+
+/** Rows on the dead-letter list (state `dead`). */
+export async function countDead(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(inbox).where(eq(inbox.state, 'dead'));
+  return row?.n ?? 0;
 }
 
 /** Pending rows due for an attempt (retries, and work a stopped process left behind), oldest first. */

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
+import { countDead } from './inbox.repository.js';
 import type { AppContext } from '../../platform/context.js';
 import type { IdentityService } from '../identity/index.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
@@ -40,6 +42,17 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
   app.decorate('interactionsWorker', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => worker.stop());
+  // The inbox's dead letters, counted like the queue's (docs/operations.md "Background jobs").
+  app.metrics.registerMetric(
+    new Gauge({
+      name: 'interactions_inbox_dead_letters',
+      help: 'Inbound webhook events on the dead-letter list (permanent failures and exhausted retries)',
+      registers: [],
+      async collect() {
+        this.set(await countDead(ctx.db).catch(() => 0));
+      },
+    }),
+  );
 
   const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });

@@ -37,13 +37,24 @@ export function normalizeMetaMessaging(body: Record<string, unknown>, platform: 
       const item = asRecord(rawItem, path);
       const sender = reqString(asRecord(item.sender, `${path}/sender`).id, `${path}/sender/id`);
       const recipient = optString(asRecord(item.recipient ?? {}, `${path}/recipient`).id) ?? entryId;
-      const occurredAt = platformTime(item.timestamp, 'ms');
+      // Meta's delivery and read events may carry no timestamp of their own: their watermark, else the
+      // entry's time, is when they happened (refusing them would make the platform retry, then drop them).
+      const occurredAt = platformTime(item.timestamp, 'ms') ?? (isStatusItem(item) ? (platformTime(statusWatermark(item), 'ms') ?? platformTime(entry.time, 'ms')) : undefined);
       if (occurredAt === undefined) throw new MalformedPayload(`${path}/timestamp must be a UNIX timestamp in milliseconds`, `${path}/timestamp`);
       const event = messagingItem(item, { platform, entryId, sender, recipient, occurredAt, path });
       events.push(...event);
     });
   });
   return events;
+}
+
+/** A Messenger `delivery` or Messenger / Instagram `read` item. */
+const isStatusItem = (item: Record<string, unknown>) => item.delivery !== undefined || item.read !== undefined;
+
+/** The watermark of a delivery or read item, if it has one. */
+function statusWatermark(item: Record<string, unknown>): unknown {
+  const status = item.delivery ?? item.read;
+  return typeof status === 'object' && status !== null ? (status as Record<string, unknown>).watermark : undefined;
 }
 
 interface ItemContext {

@@ -27,8 +27,11 @@ export function normalizePhone(raw: string, defaultCountry: CountryCode = DEFAUL
 export function normalizeChannelIdentifier(type: ContactChannelType, raw: string): string | undefined {
   switch (type) {
     case 'phone':
-    case 'whatsapp':
       return normalizePhone(raw);
+    case 'whatsapp':
+      // The platform's `wa_id` is the customer's identity even where the numbering plan library does not
+      // know the range yet (new ranges, test numbers): normalized when it can be, else kept as given.
+      return normalizePhone(raw) ?? whatsAppIdAsGiven(raw);
     case 'email': {
       const email = raw.trim().toLowerCase();
       return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : undefined;
@@ -39,4 +42,10 @@ export function normalizeChannelIdentifier(type: ContactChannelType, raw: string
       return id === '' || id.length > 200 ? undefined : id;
     }
   }
+}
+
+/** A WhatsApp id of 1 to 20 digits (with or without `+`) as `+<digits>`; undefined for anything else. */
+function whatsAppIdAsGiven(raw: string): string | undefined {
+  const m = /^\+?(\d{1,20})$/.exec(raw.trim());
+  return m ? `+${m[1]}` : undefined;
 }

@@ -38,6 +38,22 @@ export class PermanentJobError extends Error {
   }
 }
 
+/**
+ * Whether retrying `err` cannot help: a `PermanentJobError`, or a database refusal of the data itself
+ * (SQLSTATE class 22, data exception; 23502, 23514: a value the schema forbids). Connection losses,
+ * serialization failures, deadlocks and every other error count as transient.
+ */
+export function isPermanentFailure(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; current !== null && typeof current === 'object' && depth < 5; depth++) {
+    if (current instanceof PermanentJobError) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (code.startsWith('22') || code === '23502' || code === '23514')) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** How a queue retries; applied to jobs enqueued from then on. */
 export interface RetryPolicy {
   /** Retries after the first attempt; 0 dead-letters on the first failure. Default 5. */

@@ -73,29 +73,68 @@ describe('inbox reliability', () => {
     expect(unread).toEqual([{ unread_count: 12 }]);
   }, 180_000);
 
-  it('retries a failing event with backoff and moves it to the dead-letter list with its error', async () => {
+  /** Makes the database refuse the message `externalId` with SQLSTATE `code`, as a real fault would. */
+  async function refuseMessage(externalId: string, code: string) {
+    await t.database.executeSql(`create or replace function refuse_test_message() returns trigger language plpgsql as $$
+      begin
+        if new.external_message_id = '${externalId}' then raise exception 'refused for the test' using errcode = '${code}'; end if;
+        return new;
+      end $$`);
+    await t.database.executeSql('drop trigger if exists refuse_test_message on message');
+    await t.database.executeSql('create trigger refuse_test_message before insert on message for each row execute function refuse_test_message()');
+  }
+  async function untilDead(maxRounds = 50) {
+    for (let i = 0; i < maxRounds; i++) {
+      await t.app.interactionsWorker.idle();
+      const [row] = await q<{ state: string }>(sql`select state from interaction_webhook_inbox`);
+      if (row!.state === 'dead') break;
+      await new Promise((r) => setTimeout(r, 20));
+      await t.app.interactionsWorker.sweep();
+    }
+    return (await q<{ state: string; attempts: number; last_error: string; event_key: string }>(sql`select state, attempts, last_error, event_key from interaction_webhook_inbox`))[0]!;
+  }
+
+  it('retries a transient failure with backoff, then moves the event to the dead-letter list with its error, listed and counted', async () => {
     t.app.interactionsWorker.configure({ maxAttempts: 3, retryBaseDelayMs: 1 });
     try {
-      // A WhatsApp id that is no phone number cannot become a contact: processing fails every time.
-      const res = await post(whatsAppMessage(acc, { from: '12', id: 'wamid.BAD' }));
-      expect(res.statusCode).toBe(200);
-      for (let i = 0; i < 50; i++) {
-        await t.app.interactionsWorker.idle();
-        const [row] = await q<{ state: string }>(sql`select state from interaction_webhook_inbox`);
-        if (row!.state === 'dead') break;
-        await new Promise((r) => setTimeout(r, 20));
-        await t.app.interactionsWorker.sweep();
-      }
-      const [row] = await q<{ state: string; attempts: number; last_error: string }>(sql`select state, attempts, last_error from interaction_webhook_inbox`);
+      await refuseMessage('wamid.BUSY', '40001');
+      expect((await post(whatsAppMessage(acc, { from: '50255550100', id: 'wamid.BUSY' }))).statusCode).toBe(200);
+      const row = await untilDead();
       expect(row).toMatchObject({ state: 'dead', attempts: 3 });
-      expect(row!.last_error).toContain('Invalid whatsapp identifier');
+      expect(row.last_error).toContain('refused for the test');
       const [entity] = await q<{ id: number }>(sql`select id from entity limit 1`);
       const operator = await makeMember(t.database.db, { entityId: entity!.id, superAdmin: true });
       const list = await t.app.inject({ method: 'GET', url: '/api/interactions/webhooks/dead-letters', headers: bearer(await tokenFor(t.app, operator)) });
       expect(list.statusCode).toBe(200);
-      expect(list.json().data).toEqual([expect.objectContaining({ event_key: 'whatsapp:message:wamid.BAD', state: 'dead', attempts: 3, last_error: expect.stringContaining('Invalid') })]);
+      expect(list.json().data).toEqual([expect.objectContaining({ event_key: 'whatsapp:message:wamid.BUSY', state: 'dead', attempts: 3, last_error: expect.stringContaining('refused') })]);
+      expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^interactions_inbox_dead_letters 1$/m);
     } finally {
       t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 1000 });
+      await t.database.executeSql('drop trigger if exists refuse_test_message on message');
     }
+  });
+
+  it('moves a failure that retrying cannot fix (the database refuses the data) to the dead-letter list at once', async () => {
+    t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 1 });
+    try {
+      await refuseMessage('wamid.BROKEN', '22023');
+      expect((await post(whatsAppMessage(acc, { from: '50255550101', id: 'wamid.BROKEN' }))).statusCode).toBe(200);
+      const row = await untilDead();
+      expect(row).toMatchObject({ state: 'dead', attempts: 1, event_key: 'whatsapp:message:wamid.BROKEN' });
+    } finally {
+      t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 1000 });
+      await t.database.executeSql('drop trigger if exists refuse_test_message on message');
+    }
+  });
+
+  it("keeps a WhatsApp sender whose wa_id is no valid E.164 number (test numbers, new ranges) as the platform gives it, and records the message", async () => {
+    expect((await post(whatsAppMessage(acc, { from: '12', id: 'wamid.SHORT', text: 'hola' }))).statusCode).toBe(200);
+    await t.app.interactionsWorker.idle();
+    const rows = await q<{ state: string; text: string; identifier: string }>(sql`
+      select i.state, m.text, ch.identifier from interaction_webhook_inbox i
+        join message m on m.external_message_id = 'wamid.SHORT'
+        join conversation c on c.id = m.conversation_id
+        join contact_channel ch on ch.contact_id = c.contact_id and ch.type = 'whatsapp'`);
+    expect(rows).toEqual([{ state: 'processed', text: 'hola', identifier: '+12' }]);
   });
 });

@@ -5,7 +5,7 @@ import { resetDatabase } from '../../helpers/test-db.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { captureEvents, connectSocket, listen, waitFor } from '../../helpers/interactions.js';
-import { DEMO_PHONE_NUMBER_ID, whatsAppExample, whatsAppExamples } from '../../helpers/platform-payloads.js';
+import { DEMO_PHONE_NUMBER_ID, fixture, whatsAppExample, whatsAppExamples } from '../../helpers/platform-payloads.js';
 import { createCommunicationsSimulator } from '../../../sim/communications/simulator.js';
 import { metaMessage, metaReaction, metaStatus, whatsAppMessage, whatsAppStatus } from '../../../sim/communications/payloads.js';
 import { queryRows } from '../../../src/db/client.js';
@@ -199,6 +199,38 @@ describe('POST /api/interactions/webhooks/communications', () => {
       ['ig_out', 'text', 'outbound', 'read'],
     ]);
     expect(new Set(rows.map((r) => `${r.channel}:${r.account}`))).toEqual(new Set([`social_messenger:${page.id}`, `social_dm:${ig.id}`]));
+  });
+
+  it("records Meta's delivery and read events that carry no timestamp of their own (fixtures from Meta's examples), at their watermark", async () => {
+    await makeChannelAccount(t.database.db, { entityId: s.entity.id, externalAccountId: 'PAGE-META-1', channelTypeCode: 'social_messenger' });
+    await makeChannelAccount(t.database.db, { entityId: s.entity.id, externalAccountId: 'IG-META-1', channelTypeCode: 'social_dm' });
+    const echo = (object: string, account: string, user: string, mid: string, at: number) => ({
+      object,
+      entry: [{ id: account, time: at, messaging: [{ sender: { id: account }, recipient: { id: user }, timestamp: at, message: { mid, text: 'Our reply', is_echo: true } }] }],
+    });
+    expect((await sim.send(echo('page', 'PAGE-META-1', 'USER-META-1', 'mid.1458668856218:ed81099e15d3f4f233', 1458668856000))).status).toBe(200);
+    expect((await sim.send(echo('instagram', 'IG-META-1', 'IGSID-META-1', 'ig_seen_1', 1569262480000))).status).toBe(200);
+    await drain();
+    for (const name of ['messenger_delivery_without_timestamp', 'messenger_read_without_timestamp']) {
+      const res = await sim.send(fixture(`meta-messaging/${name}.json`));
+      expect(res.status).toBe(200);
+      await drain();
+    }
+    const ig = fixture('meta-messaging/instagram_read_without_timestamp.json');
+    ig.entry[0].messaging[0].read.mid = 'ig_seen_1';
+    expect((await sim.send(ig)).status).toBe(200);
+    await drain();
+    const rows = await queryRows<{ external_message_id: string; status: string; delivered_at: Date | null; read_at: Date | null }>(
+      t.database.db,
+      sql`select external_message_id, status, delivered_at, read_at from message where direction = 'outbound' order by external_message_id`,
+    );
+    expect(rows.map((r) => [r.external_message_id, r.status])).toEqual([
+      ['ig_seen_1', 'read'],
+      ['mid.1458668856218:ed81099e15d3f4f233', 'read'],
+    ]);
+    expect(new Date(rows[0]!.read_at!).getTime()).toBe(1569262486134);
+    expect(new Date(rows[1]!.delivered_at!).getTime()).toBe(1458668856253);
+    expect(await queryRows(t.database.db, sql`select id from interaction_webhook_inbox where state <> 'processed'`)).toEqual([]);
   });
 
   it('accepts the canonical format', async () => {

@@ -20,7 +20,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 
 describe('BackpressuredWorkbookWriter', () => {
   it('holds the producer while nobody reads the output, then writes every row once it is read', async () => {
-    const out = new PassThrough();
+    const out = new PassThrough({ highWaterMark: 16 * 1024 }); // the same on every Node (22 raised the default to 64 KiB)
     const workbook = new BackpressuredWorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
     const sheet = workbook.addWorksheet('Leads');
     sheet.columns = [
@@ -52,7 +52,7 @@ describe('BackpressuredWorkbookWriter', () => {
   });
 
   it('stops waiting when the output closes (the client went away)', async () => {
-    const out = new PassThrough();
+    const out = new PassThrough({ highWaterMark: 16 * 1024 }); // the same on every Node (22 raised the default to 64 KiB)
     const workbook = new BackpressuredWorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
     const sheet = workbook.addWorksheet('Leads');
     sheet.columns = [{ header: 'Id', key: 'id' }, { header: 'Name', key: 'name' }, { header: 'Group', key: 'group' }];
