@@ -3,6 +3,7 @@
  * resolution"). Entity subscriptions belong to the caller's active entity; global subscriptions reach
  * every entity, so only a super_admin sees or manages them. Changes apply to the next request.
  */
+import { isUniqueViolation } from '../../db/db-errors.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/errors.js';
@@ -40,11 +41,6 @@ function validateOverrides(caller: Principal, overrides: OverrideInput[]): void 
   const seen = new Set<string>();
   const errors = overrides.flatMap((o, i) => (seen.has(o.code) ? [{ field: `/body/overrides/${i}`, message: `duplicate override for ${o.code}` }] : (seen.add(o.code), [])));
   if (errors.length > 0) throw validationFailed(errors);
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-  return code === '23505';
 }
 
 export function createSubscriptionService(deps: { db: Db }) {
