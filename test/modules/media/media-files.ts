@@ -35,8 +35,32 @@ async function ffmpegFile(args: string[], ext: string): Promise<Buffer> {
   }
 }
 
-/** `seconds` of a 440 Hz tone as WAV (not a WhatsApp format: it must be converted). */
-export const wavTone = (seconds = 1) => ffmpegFile(['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`], 'wav');
+/** `seconds` of a 440 Hz tone as 16-bit mono PCM WAV at 16 kHz (not a WhatsApp format: it must be converted). Written here, so it needs no ffmpeg. */
+export async function wavTone(seconds = 1): Promise<Buffer> {
+  const rate = 16_000;
+  const samples = Math.round(rate * seconds);
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16); // fmt chunk size
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28); // byte rate
+  wav.writeUInt16LE(2, 32); // block align
+  wav.writeUInt16LE(16, 34); // bits per sample
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 12_000), 44 + i * 2);
+  return wav;
+}
+
+/** Whether ffmpeg and ffprobe are on PATH: tests of audio and video conversion need them (CI installs them). */
+export const hasFfmpeg = await Promise.all([run('ffmpeg', ['-version']), run('ffprobe', ['-version'])]).then(
+  () => true,
+  () => false,
+);
 
 /** `seconds` of a test pattern with a tone, 320×240, as WebM (VP8/Vorbis: it must be converted). */
 export const webmVideo = (seconds = 1) =>
