@@ -162,7 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
-  await registerInteractionsModule(app, ctx, identity);
+  await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 

@@ -49,6 +49,8 @@ export interface Config {
     userWebhookResyncEnabled: boolean;
     /** When set, inbound webhooks must carry a valid `X-Hub-Signature-256`. */
     webhookAppSecret: string | undefined;
+    /** Per-call timeout of the communications client, ms (COMMUNICATIONS_TIMEOUT_MS, default 10 000). */
+    timeoutMs: number;
   };
   publicBaseUrl: string | undefined;
   objectStorage: {
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
       bootWebhookResyncEnabled: read.bool('COMMUNICATIONS_BOOT_WEBHOOK_RESYNC_ENABLED', false),
       userWebhookResyncEnabled: read.bool('COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED', false),
       webhookAppSecret: read.string('COMMUNICATIONS_WEBHOOK_APP_SECRET'),
+      timeoutMs: read.int('COMMUNICATIONS_TIMEOUT_MS', 10_000, { min: 100 }),
     },
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
     objectStorage: {

@@ -61,3 +61,8 @@ export function forbidden(code: string, detail: string, extensions: Record<strin
 export function conflict(code: string, detail: string, extensions: Record<string, unknown> = {}): AppError {
   return new AppError(409, code, 'Conflict', detail, extensions);
 }
+
+/** 422 with a specific code: the request is well formed but cannot be carried out as asked (e.g. `outside_service_window`). */
+export function unprocessable(code: string, detail: string, extensions: Record<string, unknown> = {}): AppError {
+  return new AppError(422, code, 'Unprocessable content', detail, extensions);
+}

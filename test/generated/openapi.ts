@@ -1029,6 +1029,261 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/conversations/{id}/messages/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a text message */
+        post: operations["postInteractionsConversationsByIdMessagesText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an image (platform media id, link or media object) */
+        post: operations["postInteractionsConversationsByIdMessagesImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a video */
+        post: operations["postInteractionsConversationsByIdMessagesVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an audio or voice note */
+        post: operations["postInteractionsConversationsByIdMessagesAudio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a document */
+        post: operations["postInteractionsConversationsByIdMessagesDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/sticker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sticker (WhatsApp) */
+        post: operations["postInteractionsConversationsByIdMessagesSticker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/location": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a location (WhatsApp) */
+        post: operations["postInteractionsConversationsByIdMessagesLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send contact cards (WhatsApp) */
+        post: operations["postInteractionsConversationsByIdMessagesContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/reaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** React to a message of the conversation */
+        post: operations["postInteractionsConversationsByIdMessagesReaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a template (allowed outside the service window) */
+        post: operations["postInteractionsConversationsByIdMessagesTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/interactive/button": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send reply buttons */
+        post: operations["postInteractionsConversationsByIdMessagesInteractiveButton"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/interactive/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a list (WhatsApp) */
+        post: operations["postInteractionsConversationsByIdMessagesInteractiveList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/interactive/cta-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a call-to-action URL button (WhatsApp) */
+        post: operations["postInteractionsConversationsByIdMessagesInteractiveCtaUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/interactive/cta-url-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a call-to-action URL button with an image header (WhatsApp) */
+        post: operations["postInteractionsConversationsByIdMessagesInteractiveCtaUrlImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/{messageId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed message again (once) */
+        post: operations["postInteractionsConversationsByIdMessagesByMessageIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/entity-channel-accounts": {
         parameters: {
             query?: never;
@@ -7181,6 +7436,7 @@ export interface operations {
                             last_message_preview: string | null;
                             last_message_at: string | null;
                             unread_count: number;
+                            service_window_expires_at: string | null;
                             follow_up: boolean;
                             workspace_notes: string;
                             /** Format: date-time */
@@ -7261,6 +7517,7 @@ export interface operations {
                         last_message_preview: string | null;
                         last_message_at: string | null;
                         unread_count: number;
+                        service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
                         /** Format: date-time */
@@ -7342,7 +7599,7 @@ export interface operations {
                             external_message_id: string;
                             reply_to_external_id: string | null;
                             media_id: string | null;
-                            status: ("sent" | "delivered" | "read" | "failed") | null;
+                            status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
                             sent_at: string | null;
                             delivered_at: string | null;
                             read_at: string | null;
@@ -7439,6 +7696,7 @@ export interface operations {
                         last_message_preview: string | null;
                         last_message_at: string | null;
                         unread_count: number;
+                        service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
                         /** Format: date-time */
@@ -7523,6 +7781,7 @@ export interface operations {
                         last_message_preview: string | null;
                         last_message_at: string | null;
                         unread_count: number;
+                        service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
                         /** Format: date-time */
@@ -7614,6 +7873,7 @@ export interface operations {
                         last_message_preview: string | null;
                         last_message_at: string | null;
                         unread_count: number;
+                        service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
                         /** Format: date-time */
@@ -7704,6 +7964,7 @@ export interface operations {
                         last_message_preview: string | null;
                         last_message_at: string | null;
                         unread_count: number;
+                        service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
                         /** Format: date-time */
@@ -7797,6 +8058,7 @@ export interface operations {
                         last_message_preview: string | null;
                         last_message_at: string | null;
                         unread_count: number;
+                        service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
                         /** Format: date-time */
@@ -7835,6 +8097,1682 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    preview_url?: boolean;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A ready media object of the entity (sent as a signed link) */
+                    media_id?: number;
+                    caption?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A ready media object of the entity (sent as a signed link) */
+                    media_id?: number;
+                    caption?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesAudio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A ready media object of the entity (sent as a signed link) */
+                    media_id?: number;
+                    voice?: boolean;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A ready media object of the entity (sent as a signed link) */
+                    media_id?: number;
+                    caption?: string;
+                    filename?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesSticker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A ready media object of the entity (sent as a signed link) */
+                    media_id?: number;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesLocation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    latitude: string | number;
+                    longitude: string | number;
+                    name?: string;
+                    address?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    contacts: {
+                        name: {
+                            formatted_name: string;
+                            first_name?: string;
+                            last_name?: string;
+                            middle_name?: string;
+                            suffix?: string;
+                            prefix?: string;
+                        };
+                        addresses?: {
+                            street?: string;
+                            city?: string;
+                            state?: string;
+                            zip?: string;
+                            country?: string;
+                            country_code?: string;
+                            type?: string;
+                        }[];
+                        /** Format: date */
+                        birthday?: string;
+                        emails?: {
+                            email: string;
+                            type?: string;
+                        }[];
+                        org?: {
+                            company?: string;
+                            department?: string;
+                            title?: string;
+                        };
+                        phones?: {
+                            phone: string;
+                            wa_id?: string;
+                            type?: string;
+                        }[];
+                        urls?: {
+                            url: string;
+                            type?: string;
+                        }[];
+                    }[];
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesReaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Our id of the message reacted to (same conversation) */
+                    message_id: number;
+                    /** @description One emoji; empty removes the reaction */
+                    emoji: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    language: {
+                        code: string;
+                        /** @enum {string} */
+                        policy?: "deterministic";
+                    };
+                    components?: {
+                        type: "header" | "body" | "button";
+                        sub_type?: "quick_reply" | "url" | "copy_code" | "flow";
+                        index?: number | string;
+                        parameters: {
+                            type: "text" | "currency" | "date_time" | "image" | "video" | "document" | "payload" | "coupon_code";
+                            parameter_name?: string;
+                            text?: string;
+                            payload?: string;
+                            coupon_code?: string;
+                            currency?: {
+                                fallback_value: string;
+                                code: string;
+                                amount_1000: number;
+                            };
+                            date_time?: {
+                                fallback_value: string;
+                            };
+                            image?: {
+                                id?: string;
+                                /** Format: uri */
+                                link?: string;
+                            };
+                            video?: {
+                                id?: string;
+                                /** Format: uri */
+                                link?: string;
+                            };
+                            document?: {
+                                id?: string;
+                                /** Format: uri */
+                                link?: string;
+                                filename?: string;
+                            };
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesInteractiveButton: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header?: {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "image";
+                        image: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "video";
+                        video: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "document";
+                        document: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        buttons: {
+                            /** @enum {string} */
+                            type: "reply";
+                            reply: {
+                                id: string;
+                                title: string;
+                            };
+                        }[];
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesInteractiveList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header?: {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        button: string;
+                        sections: {
+                            title?: string;
+                            rows: {
+                                id: string;
+                                title: string;
+                                description?: string;
+                            }[];
+                        }[];
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesInteractiveCtaUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header?: {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "image";
+                        image: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "video";
+                        video: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "document";
+                        document: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        /** @enum {string} */
+                        name: "cta_url";
+                        parameters: {
+                            display_text: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesInteractiveCtaUrlImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header: {
+                        /** @enum {string} */
+                        type: "image";
+                        image: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        /** @enum {string} */
+                        name: "cta_url";
+                        parameters: {
+                            display_text: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesByMessageIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                messageId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `message_not_retryable`: not failed, not sent by this service, or already retried */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

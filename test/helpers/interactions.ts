@@ -34,10 +34,10 @@ export async function connectSocket(baseUrl: string, auth: { token?: string; hea
 }
 
 /** Resolves when `predicate` holds over the events received so far (polls every 10 ms, fails after `ms`). */
-export async function waitFor<T>(probe: () => T | undefined | false, ms = 5000): Promise<T> {
+export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 5000): Promise<T> {
   const started = Date.now();
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined && value !== false) return value;
     if (Date.now() - started > ms) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));

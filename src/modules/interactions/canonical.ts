@@ -6,7 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
-import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES, PLATFORMS, type MessageStatus } from './interactions.enums.js';
+import { DELIVERY_STATUSES, MESSAGE_DIRECTIONS, PLATFORMS, type DeliveryStatus } from './interactions.enums.js';
 
 export { PLATFORMS, type Platform } from './interactions.enums.js';
 
@@ -17,8 +17,7 @@ export const MESSAGE_TYPES = [
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
-export const DELIVERY_STATUSES = MESSAGE_STATUSES;
-export type DeliveryStatus = MessageStatus;
+export { DELIVERY_STATUSES, type DeliveryStatus };
 
 const Str = Type.String({ minLength: 1, maxLength: 1024 });
 const Iso = Type.String({ format: 'date-time' });

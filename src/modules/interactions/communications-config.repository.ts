@@ -13,3 +13,21 @@ export async function findEntityByCommunicationsConfig(db: Db, externalAppId: st
   const [row] = await db.select({ entityId: config.entityId }).from(config).where(or(...conditions)).limit(1);
   return row?.entityId;
 }
+
+export type CommunicationsConfigRow = typeof config.$inferSelect;
+
+/** The entity's communications config row, if any. */
+export async function findConfig(db: Db, entityId: number): Promise<CommunicationsConfigRow | undefined> {
+  const [row] = await db.select().from(config).where(eq(config.entityId, entityId)).limit(1);
+  return row;
+}
+
+/** Inserts or updates the entity's row with `values` (columns left out keep their value). */
+export async function upsertConfig(db: Db, entityId: number, values: Partial<Pick<CommunicationsConfigRow, 'communicationsEntityId' | 'externalAppId' | 'baseUrl' | 'apiKeyEncrypted' | 'metaAccessTokenEncrypted'>>): Promise<CommunicationsConfigRow> {
+  const [row] = await db
+    .insert(config)
+    .values({ entityId, ...values })
+    .onConflictDoUpdate({ target: config.entityId, set: { ...values, updatedAt: new Date() } })
+    .returning();
+  return row!;
+}

@@ -2,6 +2,7 @@
 import type { conversation } from './conversation.table.js';
 import type { message } from './message.table.js';
 import type { ConversationResponse, MessageResponse } from './conversation.schemas.js';
+import { serviceWindowExpiresAt } from './service-window.js';
 
 export type ConversationRow = typeof conversation.$inferSelect;
 export type MessageRow = typeof message.$inferSelect;
@@ -27,6 +28,7 @@ export function toConversationResponse(r: ConversationRow): ConversationResponse
     last_message_preview: r.lastMessagePreview,
     last_message_at: iso(r.lastMessageAt),
     unread_count: r.unreadCount,
+    service_window_expires_at: serviceWindowExpiresAt(r.lastInboundAt)?.toISOString() ?? null,
     follow_up: r.followUp,
     workspace_notes: r.workspaceNotes,
     created_at: r.createdAt.toISOString(),

@@ -23,6 +23,9 @@ export const ConversationResponse = Type.Object({
   last_message_preview: Nullable(Type.String()),
   last_message_at: Nullable(Type.String({ format: 'date-time' })),
   unread_count: Type.Integer(),
+  service_window_expires_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When free-form messages stop being allowed (24 h after the customer\'s last message); null when the customer never wrote. Templates are always allowed.' }),
+  ),
   follow_up: Type.Boolean(),
   workspace_notes: Type.String(),
   created_at: Type.String({ format: 'date-time' }),

@@ -31,7 +31,14 @@ export interface ConversationService {
   unassign(p: Principal, id: number): Promise<ConversationResponse>;
 }
 
-export function createConversationService(deps: { db: Db; events: EventBus; realtime: Realtime; identity: Pick<IdentityService, 'assertActiveMember'> }): ConversationService {
+export function createConversationService(deps: {
+  db: Db;
+  events: EventBus;
+  realtime: Realtime;
+  identity: Pick<IdentityService, 'assertActiveMember'>;
+  /** Called after a conversation is marked read (the platform read receipt). */
+  onRead?: (entityId: number, conversationId: number) => Promise<void>;
+}): ConversationService {
   const { db } = deps;
   const load = async (p: Principal, id: number) => {
     const row = await repo.getConversation(db, p.entityId, id);
@@ -75,7 +82,11 @@ export function createConversationService(deps: { db: Db; events: EventBus; real
       return { data: page.map(toMessageResponse), pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.occurredAtMs, last.id) : null, limit } };
     },
     setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, emitConversationUpdated),
-    markRead: (p, id) => update(p, id, { unreadCount: 0 }, emitConversationRead),
+    async markRead(p, id) {
+      const read = await update(p, id, { unreadCount: 0 }, emitConversationRead);
+      await deps.onRead?.(p.entityId, id);
+      return read;
+    },
     setFollowUp: (p, id, followUp) => update(p, id, { followUp }, emitConversationUpdated),
     async assign(p, id, employeeId) {
       await deps.identity.assertActiveMember(p.entityId, employeeId, '/body/employee_id');

@@ -7,7 +7,7 @@ import { preparedIn, type Db } from '../../db/client.js';
 import { conversation } from './conversation.table.js';
 import { message } from './message.table.js';
 import type { ConversationRow, MessageRow } from './conversation.mapper.js';
-import type { MessageStatus } from './interactions.enums.js';
+import type { DeliveryStatus } from './interactions.enums.js';
 
 export async function lockConversation(db: Db, channelAccountId: number, externalChatId: string): Promise<ConversationRow | undefined> {
   const [row] = await db
@@ -64,14 +64,15 @@ export async function findMessageForUpdate(db: Db, entityId: number, externalMes
   return row;
 }
 
-export const STATUS_RANK: Readonly<Record<MessageStatus, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+/** `pending` (an outbound message not yet accepted by the platform) is rank 0. */
+export const STATUS_RANK: Readonly<Record<DeliveryStatus, number>> = { sent: 1, delivered: 2, read: 3, failed: 4 };
 const STATUS_COLUMN = { sent: 'sentAt', delivered: 'deliveredAt', read: 'readAt', failed: 'failedAt' } as const;
 
 /**
  * Records `status` at `at` on message `id`: the step's own time is kept (first one wins), and the current
  * status only moves to a higher rank, so arrival order never matters.
  */
-export async function applyStatus(db: Db, id: number, status: MessageStatus, at: Date, errors: unknown[] | null): Promise<MessageRow | undefined> {
+export async function applyStatus(db: Db, id: number, status: DeliveryStatus, at: Date, errors: unknown[] | null): Promise<MessageRow | undefined> {
   const rank = STATUS_RANK[status];
   const column = message[STATUS_COLUMN[status]];
   const [row] = await db

@@ -14,10 +14,19 @@ import { createRoutingService } from './routing.service.js';
 import { routingRoutes } from './routing.routes.js';
 import { entityChannelAccountRoutes } from './entity-channel-account.routes.js';
 import { createEntityChannelAccountService } from './entity-channel-account.service.js';
+import { createSealedBox } from '../../platform/crypto/sealed-box.js';
+import { decodeKey } from '../../config.js';
+import { createCommunicationsClient } from '../../integrations/communications/index.js';
+import type { MediaService } from '../media/index.js';
+import { createCommunicationsConfigService } from './communications-config.service.js';
+import { createOutboundService, type OutboundService } from './outbound.service.js';
+import { outboundRoutes } from './outbound.routes.js';
 import './interactions.events.js';
 import './interactions.realtime.js';
 
 export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
+export type { EventOrigin, MessageOutboundEvent, MessageInboundTriggerContext } from './interactions.events.js';
+export type { OutboundService, Sender } from './outbound.service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,10 +37,17 @@ declare module 'fastify' {
 
 /**
  * Registers the communications webhook (`/api/interactions/webhooks/*`), the conversations and routing
- * APIs (`/interactions/*`), the entity's channel accounts (`/entity-channel-accounts`, codes
- * `entity_channel_accounts.*`), all bare and under /api, and starts the inbox worker with the app.
+ * APIs (`/interactions/*`), sending (`/interactions/conversations/:id/messages/*`), the entity's channel
+ * accounts (`/entity-channel-accounts`, codes `entity_channel_accounts.*`), all bare and under /api, and
+ * starts the inbox worker with the app and the sending workers when `workers`.
  */
-export async function registerInteractionsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService): Promise<void> {
+export async function registerInteractionsModule(
+  app: FastifyInstance,
+  ctx: AppContext,
+  identity: IdentityService,
+  media: Pick<MediaService, 'downloadUrls'>,
+  options: { workers: boolean },
+): Promise<{ outbound: OutboundService }> {
   const worker = createInboxWorker({
     db: ctx.db,
     events: ctx.events,
@@ -57,7 +73,29 @@ export async function registerInteractionsModule(app: FastifyInstance, ctx: AppC
   const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
   await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
-  await registerBareAndApi(app, conversationRoutes, { service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
+  const key = decodeKey(ctx.secrets.erpSessionEncryptionKey);
+  if (!key) throw new Error('ERP_SESSION_ENCRYPTION_KEY must be 32 bytes (64 hex characters or base64)');
+  const communicationsConfig = createCommunicationsConfigService({
+    db: ctx.db,
+    box: createSealedBox(key, 'communications-config'),
+    fallback: { baseUrl: ctx.config.communications.baseUrl, apiKey: ctx.config.communications.apiKey, entityIdHard: ctx.config.communications.entityIdHard },
+  });
+  const outbound = createOutboundService({
+    db: ctx.db,
+    queue: ctx.queue,
+    events: ctx.events,
+    realtime: ctx.realtime,
+    client: createCommunicationsClient({ timeoutMs: ctx.config.communications.timeoutMs }),
+    config: communicationsConfig,
+    mediaLinks: async (entityId, ids) => new Map([...(await media.downloadUrls(entityId, ids))].map(([id, signed]) => [id, signed.url])),
+    log: ctx.log,
+  });
+  await outbound.start(options);
+  await registerBareAndApi(app, conversationRoutes, {
+    service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) }),
+  });
+  await registerBareAndApi(app, outboundRoutes, { service: outbound });
   await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
+  return { outbound };
 }

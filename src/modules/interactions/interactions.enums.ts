@@ -19,8 +19,12 @@ export const PLATFORM_CODES: Readonly<Record<Platform, readonly [ChannelTypeCode
   instagram: ['social_dm'],
 };
 
-/** Delivery statuses of an outbound message, in the order they are reached (`failed` is terminal). */
-export const MESSAGE_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
+/** Delivery statuses a platform reports for an outbound message, in the order they are reached (`failed` is terminal). */
+export const DELIVERY_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Statuses of an outbound message: `pending` (stored, queued for sending) and then the delivery statuses. */
+export const MESSAGE_STATUSES = ['pending', ...DELIVERY_STATUSES] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;

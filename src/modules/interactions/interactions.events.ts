@@ -30,6 +30,34 @@ export interface MessageInboundTriggerContext {
   occurred_at: string;
 }
 
+/** The workflow execution that caused an event (loop protection: `depth` grows with each hop). */
+export interface EventOrigin {
+  workflowId: number;
+  executionId: number;
+  depth: number;
+}
+
+/** `message.outbound` (SPEC "Workflow trigger events", post-MVP): a message was queued for sending, by an employee or a workflow. */
+export interface MessageOutboundEvent {
+  type: 'message.outbound';
+  entity_id: number;
+  contact_id: number;
+  lead_id: number;
+  group_id: number;
+  conversation_id: number;
+  channel_type_code: ChannelTypeCode;
+  /** Our message id. */
+  message_id: number;
+  message_type: string;
+  message_text: string;
+  /** Null when a workflow sent it. */
+  sent_by_employee_id: number | null;
+  external_chat_id: string;
+  entity_channel_account_id: number;
+  occurred_at: string;
+  origin?: EventOrigin;
+}
+
 export interface ConversationAssignmentEvent {
   entityId: number;
   conversationId: number;
@@ -47,6 +75,7 @@ export interface ConversationAssignmentEvent {
 declare module '../../platform/events/bus.js' {
   interface DomainEventMap {
     'message.inbound': MessageInboundTriggerContext;
+    'message.outbound': MessageOutboundEvent;
     'conversation.assigned': ConversationAssignmentEvent;
     'conversation.unassigned': ConversationAssignmentEvent;
   }

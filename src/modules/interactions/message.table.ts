@@ -1,6 +1,7 @@
 import { idColumn, timestampColumn } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { employee } from '../identity/employee.table.js';
 import { conversation } from './conversation.table.js';
 import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES } from './interactions.enums.js';
 
@@ -8,6 +9,11 @@ import { MESSAGE_DIRECTIONS, MESSAGE_STATUSES } from './interactions.enums.js';
  * One message of a conversation. `external_message_id` is the platform id (wamid, mid), unique per
  * entity. `status` only moves forward (sent → delivered → read; failed is terminal), each step keeping
  * its platform time, so a late `delivered` never overwrites `read`. `status_rank` orders the steps.
+ *
+ * An outbound message sent through this service is stored `pending` first, with `external_message_id`
+ * = `crm:<client_message_id>` until the platform accepts it and gives its id. `client_message_id` is the
+ * idempotency key of every attempt to send it (docs/communications-contract.md), so a repeated attempt
+ * never delivers twice. `origin` names the workflow execution that sent it (loop protection).
  */
 export const message = pgTable(
   'message',
@@ -32,6 +38,11 @@ export const message = pgTable(
     readAt: timestamp({ withTimezone: true }),
     failedAt: timestamp({ withTimezone: true }),
     errors: jsonb(),
+    clientMessageId: text(),
+    sentByEmployeeId: integer().references(() => employee.id),
+    sendAttempts: integer().notNull().default(0),
+    retriedAt: timestamp({ withTimezone: true }),
+    origin: jsonb(),
     occurredAt: timestamp({ withTimezone: true }).notNull(),
     /** Sort key for history: platform time in ms, then id. */
     occurredAtMs: bigint({ mode: 'number' }).notNull(),

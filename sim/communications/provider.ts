@@ -1,0 +1,170 @@
+/**
+ * The communications service's sending side, simulated over real HTTP (docs/communications-contract.md):
+ * `POST /v1/{platform}/{accountId}/messages` answers like the WhatsApp Cloud API (a `wamid.` id, or
+ * Meta-shaped errors), remembers `Idempotency-Key`s of accepted messages (a repeat returns the first
+ * answer and delivers nothing twice), records every call and every delivery, and posts the status
+ * webhooks (sent → delivered → read) back to the CRM, as the platform would.
+ *
+ * `controls` force failures for the next sends: rate limits (429, code 130429), re-engagement required
+ * (131047), 5xx, a permanent refusal, or "accept, then never answer" (the message is delivered but the
+ * caller sees a timeout, as when a worker dies after the platform accepted).
+ */
+import Fastify from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { whatsAppStatus, metaStatus } from './payloads.js';
+
+export interface ProviderCall {
+  platform: string;
+  accountId: string;
+  idempotencyKey: string | null;
+  apiKey: string | null;
+  body: Record<string, unknown>;
+  /** `performance.timeOrigin + now()` at receipt, ms. */
+  receivedAt: number;
+  /** What the simulator answered: a message id, an error code, `hang` or `replay` (idempotent repeat). */
+  outcome: string;
+}
+
+export type ForcedFailure = 'rate_limit' | 'reengagement' | 'server_error' | 'permanent' | 'accept_and_hang';
+
+export interface ProviderSimulator {
+  /** Base URL to configure as COMMUNICATIONS_BASE_URL. */
+  url: string;
+  /** Every call, in order of receipt. */
+  calls: ProviderCall[];
+  /** Messages the customer's phone "received" (accepted, first time per idempotency key), in order. */
+  deliveries: ProviderCall[];
+  /** The next `times` message sends fail as `failure` (read receipts are never failed). */
+  failNext(failure: ForcedFailure, times?: number): void;
+  /** Where status webhooks go (the CRM's base URL); null posts none. */
+  setWebhookTarget(baseUrl: string | null, statuses?: ('sent' | 'delivered' | 'read')[]): void;
+  /** Resolves once `n` deliveries were recorded (or rejects after `timeoutMs`). */
+  waitForDeliveries(n: number, timeoutMs?: number): Promise<ProviderCall[]>;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const META_ERRORS: Record<Exclude<ForcedFailure, 'accept_and_hang'>, { status: number; code: number; message: string }> = {
+  rate_limit: { status: 429, code: 130429, message: '(#130429) Rate limit hit' },
+  reengagement: { status: 400, code: 131047, message: 'Re-engagement message' },
+  server_error: { status: 500, code: 131000, message: 'Something went wrong' },
+  permanent: { status: 400, code: 131026, message: 'Message undeliverable' },
+};
+
+/** The chat a message goes to: WhatsApp `to` without `+`, or the Send API's `recipient.id`. */
+function recipientOf(body: Record<string, unknown>): string {
+  if (typeof body.to === 'string') return body.to.replace(/^\+/, '');
+  const recipient = body.recipient as { id?: unknown } | undefined;
+  return typeof recipient?.id === 'string' ? recipient.id : '';
+}
+
+export async function startProviderSimulator(opts: { apiKey?: string; port?: number } = {}): Promise<ProviderSimulator> {
+  const app = Fastify({ logger: false });
+  const calls: ProviderCall[] = [];
+  const deliveries: ProviderCall[] = [];
+  const accepted = new Map<string, string>();
+  const failures: ForcedFailure[] = [];
+  const hanging = new Set<() => void>();
+  let webhook: { baseUrl: string; statuses: ('sent' | 'delivered' | 'read')[] } | null = null;
+  let waiters: { n: number; resolve: () => void }[] = [];
+
+  const postStatuses = (call: ProviderCall, id: string) => {
+    if (webhook === null) return;
+    const target = webhook;
+    const recipient = recipientOf(call.body);
+    void (async () => {
+      let ts = Math.floor(Date.now() / 1000);
+      for (const status of target.statuses) {
+        const payload =
+          call.platform === 'whatsapp'
+            ? whatsAppStatus({ phoneNumberId: call.accountId }, { messageId: id, recipient, status, timestamp: ts++ })
+            : status === 'sent'
+              ? null
+              : metaStatus(call.platform === 'instagram' ? 'instagram' : 'page', call.accountId, { from: recipient, kind: status === 'read' ? 'read' : 'delivery', mids: [id], watermark: Date.now() });
+        if (payload === null) continue;
+        await fetch(`${target.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).catch(() => undefined);
+      }
+    })();
+  };
+
+  app.post<{ Params: { platform: string; accountId: string }; Body: Record<string, unknown> }>('/v1/:platform/:accountId/messages', async (req, reply) => {
+    const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name]) : null);
+    const call: ProviderCall = {
+      platform: req.params.platform,
+      accountId: req.params.accountId,
+      idempotencyKey: header('idempotency-key'),
+      apiKey: header('x-api-key'),
+      body: req.body,
+      receivedAt: performance.timeOrigin + performance.now(),
+      outcome: '',
+    };
+    calls.push(call);
+    if (opts.apiKey !== undefined && call.apiKey !== opts.apiKey) {
+      call.outcome = 'unauthorized';
+      return reply.code(401).send({ error: { message: 'Invalid API key', type: 'OAuthException', code: 190 } });
+    }
+    if (req.body.status === 'read') {
+      call.outcome = 'read';
+      return { success: true };
+    }
+    const replay = call.idempotencyKey !== null ? accepted.get(call.idempotencyKey) : undefined;
+    if (replay !== undefined) {
+      call.outcome = 'replay';
+      return answer(replay, call);
+    }
+    const failure = failures.shift();
+    if (failure !== undefined && failure !== 'accept_and_hang') {
+      const e = META_ERRORS[failure];
+      call.outcome = String(e.code);
+      if (failure === 'rate_limit') void reply.header('retry-after', '1');
+      return reply.code(e.status).send({ error: { message: e.message, type: 'OAuthException', code: e.code, fbtrace_id: randomBytes(8).toString('base64url') } });
+    }
+    const id = `wamid.SIM${randomBytes(18).toString('base64url')}`;
+    if (call.idempotencyKey !== null) accepted.set(call.idempotencyKey, id);
+    call.outcome = id;
+    deliveries.push(call);
+    waiters = waiters.filter((w) => (deliveries.length >= w.n ? (w.resolve(), false) : true));
+    postStatuses(call, id);
+    if (failure === 'accept_and_hang') {
+      call.outcome = `${id} (no answer)`;
+      await new Promise<void>((resolve) => hanging.add(resolve));
+      return reply.code(503).send({ error: { message: 'closing', code: 2 } });
+    }
+    return answer(id, call);
+  });
+
+  function answer(id: string, call: ProviderCall) {
+    const to = typeof call.body.to === 'string' ? call.body.to : '';
+    return { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }], messages: [{ id }] };
+  }
+
+  const address = await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
+  return {
+    url: address,
+    calls,
+    deliveries,
+    failNext(failure, times = 1) {
+      for (let i = 0; i < times; i++) failures.push(failure);
+    },
+    setWebhookTarget(baseUrl, statuses = ['sent', 'delivered', 'read']) {
+      webhook = baseUrl === null ? null : { baseUrl, statuses };
+    },
+    waitForDeliveries(n, timeoutMs = 10_000) {
+      if (deliveries.length >= n) return Promise.resolve(deliveries.slice());
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${deliveries.length} of ${n} deliveries after ${timeoutMs} ms`)), timeoutMs);
+        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(deliveries.slice())) });
+      });
+    },
+    reset() {
+      calls.length = 0;
+      deliveries.length = 0;
+      failures.length = 0;
+      accepted.clear();
+    },
+    async close() {
+      for (const release of hanging) release();
+      await app.close();
+    },
+  };
+}

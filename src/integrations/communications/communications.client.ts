@@ -1,0 +1,83 @@
+/**
+ * Typed client of the communications service (docs/communications-contract.md): sends platform messages
+ * and read receipts for an entity's channel account. Every call has a timeout (AbortSignal); every send
+ * carries an `Idempotency-Key`, so that a send repeated after a timeout or a crash returns the first
+ * answer instead of delivering twice. Failures surface as `CommunicationsError` (see its kinds).
+ */
+import { CommunicationsError, classifyFailure } from './communications.errors.js';
+
+/** Where and how to call the communications service for one entity (its resolved config). */
+export interface CommunicationsTarget {
+  /** Base URL without trailing slash, e.g. `https://comms.example.com`. */
+  baseUrl: string;
+  apiKey: string;
+  /** The entity's id in the communications service (`x-communications-entity-id`), when known. */
+  communicationsEntityId: string | null;
+  /** The entity's application id there (`x-external-app-id`), when known. */
+  externalAppId: string | null;
+}
+
+/** The platform a channel account belongs to, as the service's paths name it. */
+export type CommunicationsPlatform = 'whatsapp' | 'messenger' | 'instagram';
+
+/** The channel account a message leaves from: its platform and id there (WhatsApp phone_number_id, page id, Instagram account id). */
+export interface SendingAccount {
+  platform: CommunicationsPlatform;
+  accountId: string;
+}
+
+export interface CommunicationsClient {
+  /**
+   * Sends `message` (a WhatsApp Cloud API message object, or its Messenger/Instagram adaptation) from
+   * `account`. Returns the platform's message id. Throws `CommunicationsError`.
+   */
+  sendMessage(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; message: Record<string, unknown> }): Promise<{ providerMessageId: string }>;
+  /** Sends the platform's read receipt for the inbound message `providerMessageId` (WhatsApp `status: read`). Throws `CommunicationsError`. */
+  markRead(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; providerMessageId: string }): Promise<void>;
+}
+
+export interface CommunicationsClientOptions {
+  /** Per-call timeout in ms (default 10 000). */
+  timeoutMs?: number;
+}
+
+export function createCommunicationsClient(options: CommunicationsClientOptions = {}): CommunicationsClient {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+
+  async function post(target: CommunicationsTarget, path: string, body: unknown, idempotencyKey: string): Promise<unknown> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': target.apiKey, 'idempotency-key': idempotencyKey };
+    if (target.communicationsEntityId !== null) headers['x-communications-entity-id'] = target.communicationsEntityId;
+    if (target.externalAppId !== null) headers['x-external-app-id'] = target.externalAppId;
+    let res: Response;
+    try {
+      res = await fetch(`${target.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+      throw new CommunicationsError(timedOut ? 'timeout' : 'transient', timedOut ? `no answer within ${timeoutMs} ms` : `communications service unreachable: ${(err as Error).message}`, { status: null });
+    }
+    let parsed: unknown = null;
+    try {
+      const text = await res.text();
+      parsed = text === '' ? null : (JSON.parse(text) as unknown);
+    } catch (err) {
+      const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+      if (timedOut) throw new CommunicationsError('timeout', `answer not complete within ${timeoutMs} ms`, { status: res.status });
+      if (res.ok) throw new CommunicationsError('transient', 'communications service answered a body that is not JSON', { status: res.status });
+    }
+    if (!res.ok) throw classifyFailure(res.status, parsed, res.headers.get('retry-after'));
+    return parsed;
+  }
+
+  return {
+    async sendMessage(target, account, input) {
+      const body = await post(target, `/v1/${account.platform}/${encodeURIComponent(account.accountId)}/messages`, input.message, input.idempotencyKey);
+      const id = (body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
+      if (typeof id !== 'string' || id === '') throw new CommunicationsError('transient', 'communications service accepted the message without a message id', { status: 200, body });
+      return { providerMessageId: id };
+    },
+    async markRead(target, account, input) {
+      // The Cloud API takes read receipts on the messages endpoint (mark_as_read.json).
+      await post(target, `/v1/${account.platform}/${encodeURIComponent(account.accountId)}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: input.providerMessageId }, input.idempotencyKey);
+    },
+  };
+}

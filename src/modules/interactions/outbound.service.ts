@@ -1,0 +1,280 @@
+/**
+ * Sending messages into a conversation (SPEC "Interactions" → Sending messages; issue "Conversations
+ * out"). A send is checked (channel can carry the kind, service window, referenced messages and media,
+ * communications configured), stored `pending`, shown on the conversation's sockets and queued in one
+ * transaction; the `interactions.message.send` job then calls the communications service with the
+ * message's idempotency key and records `sent` or `failed`. Later statuses arrive by webhook and only
+ * move forward. A failed message can be sent again once (`retry`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import type { EventBus } from '../../platform/events/bus.js';
+import type { Queue, JobContext } from '../../platform/queue/queue.js';
+import { transaction, afterCommit } from '../../platform/queue/transaction.js';
+import type { RealtimeEmitter } from '../../platform/realtime/events.js';
+import { conflict, notFound, unprocessable, validationFailed } from '../../platform/errors.js';
+import { isCommunicationsError, type CommunicationsClient, type CommunicationsPlatform } from '../../integrations/communications/index.js';
+import type { CommunicationsConfigService } from './communications-config.service.js';
+import * as repo from './outbound.repository.js';
+import { AfterCommit } from './after-commit.js';
+import { buildPlatformMessage, platformCarries, type ResolvedReferences } from './outbound-message.builder.js';
+import type { AnyOutboundBody } from './outbound.schemas.js';
+import { toMessageResponse, type MessageRow } from './conversation.mapper.js';
+import type { MessageResponse } from './conversation.schemas.js';
+import { emitMessageCreated, emitMessageStatus, emitConversationUpdated } from './interactions.realtime.js';
+import { PLATFORM_CODES, type ChannelTypeCode, type Platform } from './interactions.enums.js';
+import type { EventOrigin, MessageOutboundEvent } from './interactions.events.js';
+import { serviceWindowExpiresAt } from './service-window.js';
+
+export const SEND_QUEUE = 'interactions.message.send';
+export const READ_RECEIPT_QUEUE = 'interactions.read-receipt';
+
+declare module '../../platform/queue/queue.js' {
+  interface JobMap {
+    'interactions.message.send': { messageId: number };
+    'interactions.read-receipt': { messageId: number };
+  }
+}
+
+
+const platformOf = (code: ChannelTypeCode): Platform => (Object.entries(PLATFORM_CODES).find(([, codes]) => codes.includes(code))![0] as Platform);
+
+/** Who asks to send: an employee through the API, or the system (a workflow) with its origin. */
+export type Sender = { entityId: number; employeeId: number | null; origin?: EventOrigin | undefined };
+
+export interface OutboundService {
+  /** Stores, shows and queues a message; returns it `pending`. Errors: 404, 400 `validation_failed`, 422 (see docs/api.md). */
+  send(sender: Sender, conversationId: number, input: AnyOutboundBody): Promise<MessageResponse>;
+  /** Sends failed message `messageId` again, once. 409 `message_not_retryable` otherwise. */
+  retry(entityId: number, conversationId: number, messageId: number): Promise<MessageResponse>;
+  /** Queues the platform read receipt of the conversation's latest inbound message (WhatsApp only; nothing otherwise). */
+  queueReadReceipt(entityId: number, conversationId: number): Promise<void>;
+  /** Creates the queues; starts the workers when `workers`. */
+  start(options: { workers: boolean }): Promise<void>;
+}
+
+export function createOutboundService(deps: {
+  db: Db;
+  queue: Queue;
+  events: EventBus;
+  realtime: RealtimeEmitter;
+  client: CommunicationsClient;
+  config: CommunicationsConfigService;
+  /** Signed download links of ready media objects of the entity (the media module). */
+  mediaLinks: (entityId: number, ids: number[]) => Promise<Map<number, string>>;
+  log: FastifyBaseLogger;
+  now?: () => Date;
+}): OutboundService {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  async function references(entityId: number, conversationId: number, input: AnyOutboundBody): Promise<ResolvedReferences & { mediaObjectId?: number }> {
+    const body = input.body as { reply_to_message_id?: number; media_id?: number; id?: string; link?: string; message_id?: number };
+    const refs: ResolvedReferences & { mediaObjectId?: number } = {};
+    if (body.reply_to_message_id !== undefined) {
+      const m = await repo.findConversationMessage(db, entityId, conversationId, body.reply_to_message_id);
+      if (!m || m.externalMessageId.startsWith('crm:')) throw validationFailed([{ field: '/body/reply_to_message_id', message: 'must be a sent message of this conversation' }]);
+      refs.replyTo = m.externalMessageId;
+    }
+    if (input.kind === 'reaction') {
+      const m = await repo.findConversationMessage(db, entityId, conversationId, input.body.message_id);
+      if (!m || m.externalMessageId.startsWith('crm:')) throw validationFailed([{ field: '/body/message_id', message: 'must be a sent message of this conversation' }]);
+      refs.reactTo = m.externalMessageId;
+    }
+    if (['image', 'video', 'audio', 'document', 'sticker'].includes(input.kind)) {
+      const sources = [body.id, body.link, body.media_id].filter((v) => v !== undefined).length;
+      if (sources !== 1) throw validationFailed([{ field: '/body', message: 'give exactly one of id, link or media_id' }]);
+      if (body.media_id !== undefined) {
+        const link = (await deps.mediaLinks(entityId, [body.media_id])).get(body.media_id);
+        if (link === undefined) throw validationFailed([{ field: '/body/media_id', message: 'must be a ready media object of the entity' }]);
+        refs.mediaLink = link;
+        refs.mediaObjectId = body.media_id;
+      }
+    }
+    return refs;
+  }
+
+  async function queueSend(tx: Db, messageId: number): Promise<void> {
+    await deps.queue.enqueue(tx, SEND_QUEUE, { messageId }, { singletonKey: `message:${messageId}` });
+  }
+
+  /** One attempt to send message `messageId` (the `interactions.message.send` job). */
+  async function deliver(messageId: number, job: JobContext): Promise<void> {
+    const m = await repo.countAttempt(db, messageId);
+    if (!m) return; // already sent or failed: a repeated job does nothing
+    const content = m.content as StoredOutbound;
+    const sending = await repo.findSendingConversation(db, m.entityId, m.conversationId);
+    if (!sending) return;
+    let message = content.platform_message;
+    try {
+      const target = await deps.config.resolveTarget(m.entityId);
+      if (content.media_object_id !== undefined) {
+        const link = (await deps.mediaLinks(m.entityId, [content.media_object_id])).get(content.media_object_id);
+        if (link === undefined) return await fail(m, { code: 'media_unavailable', title: 'The media object is no longer available' });
+        message = withMediaLink(message, link);
+      }
+      const account = { platform: content.platform, accountId: sending.account.externalAccountId };
+      const { providerMessageId } = await deps.client.sendMessage(target, account, { idempotencyKey: m.clientMessageId!, message });
+      const out = new AfterCommit();
+      await transaction(db, async (tx) => {
+        const row = await repo.recordAccepted(tx, m, providerMessageId, now());
+        if (row) emitMessageStatus(out, row, sending.conversation.externalChatId);
+      });
+      await out.publish(deps);
+    } catch (err) {
+      if (isCommunicationsError(err)) {
+        const error = { code: err.details.providerCode ?? err.kind, kind: err.kind, title: err.message };
+        const lastAttempt = job.attempt > job.retryLimit;
+        if (err.retryable && !lastAttempt) throw err; // the queue retries with backoff
+        return await fail(m, error);
+      }
+      if ((err as { code?: string }).code === 'communications_not_configured') return await fail(m, { code: 'communications_not_configured', title: (err as Error).message });
+      throw err;
+    }
+  }
+
+  async function fail(m: MessageRow, error: Record<string, unknown>): Promise<void> {
+    const row = await repo.recordFailed(db, m.id, error, now());
+    if (!row) return;
+    deps.log.warn({ messageId: m.id, entityId: m.entityId, error }, 'outbound message failed');
+    const sending = await repo.findSendingConversation(db, m.entityId, m.conversationId);
+    emitMessageStatus(deps.realtime, row, sending?.conversation.externalChatId ?? null);
+  }
+
+  return {
+    async send(sender, conversationId, input) {
+      const sending = await repo.findSendingConversation(db, sender.entityId, conversationId);
+      if (!sending) throw notFound('conversation', conversationId);
+      const { conversation: conv } = sending;
+      const platform = platformOf(sending.account.channelTypeCode);
+      if (!platformCarries(platform, input.kind)) {
+        throw unprocessable('unsupported_message_type', `A ${platform} conversation cannot carry ${input.kind} messages`, { platform, kind: input.kind });
+      }
+      if (input.kind !== 'template') {
+        const closesAt = serviceWindowExpiresAt(conv.lastInboundAt);
+        if (closesAt === null || closesAt.getTime() <= now().getTime()) {
+          throw unprocessable('outside_service_window', 'The customer last wrote more than 24 hours ago: only a template can be sent', {
+            closed_at: closesAt?.toISOString() ?? null,
+          });
+        }
+      }
+      if (!sending.account.isActive) throw unprocessable('channel_account_inactive', 'The conversation\'s channel account is inactive');
+      await deps.config.resolveTarget(sender.entityId); // 422 before anything is stored when nothing is configured
+      const refs = await references(sender.entityId, conversationId, input);
+      const built = buildPlatformMessage(platform, conv.externalChatId, input, refs);
+      const clientMessageId = randomUUID();
+      const at = now();
+      const stored: StoredOutbound = { platform, kind: input.kind, request: input.body, platform_message: built.message };
+      if (refs.mediaObjectId !== undefined) stored.media_object_id = refs.mediaObjectId;
+      const out = new AfterCommit();
+      const row = await transaction(db, async (tx) => {
+        const { message, conversation } = await repo.insertPending(tx, {
+          entityId: sender.entityId,
+          conversationId,
+          type: built.type,
+          text: built.text,
+          content: stored,
+          externalMessageId: `crm:${clientMessageId}`,
+          clientMessageId,
+          replyToExternalId: refs.replyTo ?? null,
+          sentByEmployeeId: sender.employeeId,
+          origin: sender.origin ?? null,
+          occurredAt: at,
+          occurredAtMs: at.getTime(),
+        });
+        await queueSend(tx, message.id);
+        emitMessageCreated(out, conversation, message);
+        emitConversationUpdated(out, conversation);
+        out.domainEvent('message.outbound', outboundEvent(conversation, message, sender));
+        afterCommit(tx, () => out.publish(deps));
+        return message;
+      });
+      return toMessageResponse(row);
+    },
+    async retry(entityId, conversationId, messageId) {
+      const m = await repo.findConversationMessage(db, entityId, conversationId, messageId);
+      if (!m) throw notFound('message', messageId);
+      const row = await transaction(db, async (tx) => {
+        const reset = await repo.resetForRetry(tx, messageId, now());
+        if (!reset) throw conflict('message_not_retryable', 'Only a failed message sent through this service can be retried, and only once', { status: m.status, retried_at: m.retriedAt?.toISOString() ?? null });
+        await queueSend(tx, messageId);
+        return reset;
+      });
+      emitMessageStatus(deps.realtime, row, null);
+      return toMessageResponse(row);
+    },
+    async queueReadReceipt(entityId, conversationId) {
+      const sending = await repo.findSendingConversation(db, entityId, conversationId);
+      if (!sending || platformOf(sending.account.channelTypeCode) !== 'whatsapp') return;
+      const last = await repo.latestInbound(db, entityId, conversationId);
+      if (!last) return;
+      await transaction(db, async (tx) => {
+        await deps.queue.enqueue(tx, READ_RECEIPT_QUEUE, { messageId: last.id }, { singletonKey: `read:${last.id}` });
+      });
+    },
+    async start({ workers }) {
+      await deps.queue.define(SEND_QUEUE, { retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 60, policy: 'short' });
+      await deps.queue.define(READ_RECEIPT_QUEUE, { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60, policy: 'short' });
+      if (!workers) return;
+      await deps.queue.work(SEND_QUEUE, async ({ messageId }, job) => deliver(messageId, job), { pollingIntervalSeconds: 1, concurrency: 8 });
+      await deps.queue.work(
+        READ_RECEIPT_QUEUE,
+        async ({ messageId }, job) => {
+          const m = await repo.getMessage(db, messageId);
+          if (!m) return;
+          const sending = await repo.findSendingConversation(db, m.entityId, m.conversationId);
+          if (!sending) return;
+          try {
+            const target = await deps.config.resolveTarget(m.entityId);
+            await deps.client.markRead(target, { platform: 'whatsapp', accountId: sending.account.externalAccountId }, { idempotencyKey: `read:${m.id}`, providerMessageId: m.externalMessageId });
+          } catch (err) {
+            // A receipt is a courtesy: retry what may pass, drop the rest.
+            if (isCommunicationsError(err) && err.retryable && job.attempt <= job.retryLimit) throw err;
+            deps.log.warn({ err, messageId }, 'read receipt not sent');
+          }
+        },
+        { pollingIntervalSeconds: 1, concurrency: 2 },
+      );
+    },
+  };
+}
+
+/** What an outbound message keeps in `content`: the request as accepted and the platform body built from it. */
+interface StoredOutbound {
+  platform: CommunicationsPlatform;
+  kind: string;
+  request: unknown;
+  platform_message: Record<string, unknown>;
+  /** The media object sent as a link, signed again at each attempt (links expire). */
+  media_object_id?: number;
+}
+
+function withMediaLink(message: Record<string, unknown>, link: string): Record<string, unknown> {
+  const type = message.type as string | undefined;
+  if (type !== undefined && typeof message[type] === 'object') return { ...message, [type]: { ...(message[type] as object), link } };
+  const inner = message.message as { attachment?: { type: string; payload: object } } | undefined;
+  if (inner?.attachment) return { ...message, message: { ...inner, attachment: { ...inner.attachment, payload: { ...inner.attachment.payload, url: link } } } };
+  return message;
+}
+
+function outboundEvent(c: import('./conversation.mapper.js').ConversationRow, m: MessageRow, sender: Sender): MessageOutboundEvent {
+  const event: MessageOutboundEvent = {
+    type: 'message.outbound',
+    entity_id: c.entityId,
+    contact_id: c.contactId,
+    lead_id: c.leadId,
+    group_id: c.groupId,
+    conversation_id: c.id,
+    channel_type_code: c.channelTypeCode,
+    message_id: m.id,
+    message_type: m.type,
+    message_text: m.text ?? '',
+    sent_by_employee_id: sender.employeeId,
+    external_chat_id: c.externalChatId,
+    entity_channel_account_id: c.entityChannelAccountId,
+    occurred_at: m.occurredAt.toISOString(),
+  };
+  if (sender.origin !== undefined) event.origin = sender.origin;
+  return event;
+}

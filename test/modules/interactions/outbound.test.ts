@@ -1,0 +1,229 @@
+/**
+ * Sending through the API against the communications simulator over real HTTP: every outbound example of
+ * Meta's reference reproduced exactly, replies and reactions by our ids, the service window, channel
+ * limits, failures, retries and delivery statuses posted back by the simulator.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, type TestContext } from '../../helpers/test-app.js';
+import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
+import { makeChannelAccount } from '../../helpers/conversation-factories.js';
+import { connectSocket, listen, waitFor } from '../../helpers/interactions.js';
+import { fixture } from '../../helpers/platform-payloads.js';
+import { metaMessage, whatsAppMessage } from '../../../sim/communications/payloads.js';
+import { startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
+
+type Row = Record<string, unknown>;
+const API_KEY = 'sim-key-0123456789';
+const PHONE = '16505551234';
+let t: TestContext;
+let sim: ProviderSimulator;
+let baseUrl: string;
+let token: string;
+let otherToken: string;
+let conversationId: number;
+let messengerConversationId: number;
+let staleConversationId: number;
+
+const webhook = async (payload: unknown) => {
+  const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: payload as object });
+  expect(res.statusCode).toBe(200);
+  await t.app.interactionsWorker.idle();
+};
+const post = (url: string, payload: object, tk = token) => t.app.inject({ method: 'POST', url, headers: bearer(tk), payload });
+const sendKind = (kind: string, payload: object, id = conversationId) => post(`/api/interactions/conversations/${id}/messages/${kind}`, payload);
+const conversationOf = async (chat: string) => {
+  const res = await t.app.inject({ method: 'GET', url: `/interactions/conversations?q=${chat}`, headers: bearer(token) });
+  return (res.json().data as Row[]).find((c) => c.external_chat_id === chat)!;
+};
+const history = async (id = conversationId) => (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${id}/history?limit=200`, headers: bearer(token) })).json().data as Row[];
+const messageOf = async (id: number, conv = conversationId) => (await history(conv)).find((m) => m.id === id)!;
+const ourIdOf = async (externalId: string) => (await history()).find((m) => m.external_message_id === externalId)!.id as number;
+
+beforeAll(async () => {
+  sim = await startProviderSimulator({ apiKey: API_KEY });
+  // A short client timeout: the "accepted, answer lost" case times out quickly and is retried.
+  t = await createTestApp({ env: { COMMUNICATIONS_BASE_URL: sim.url, COMMUNICATIONS_API_KEY: API_KEY, COMMUNICATIONS_TIMEOUT_MS: '1500' }, startQueue: true });
+  baseUrl = await listen(t.app);
+  sim.setWebhookTarget(baseUrl);
+  const e1 = (await makeEntity(t.database.db, 'One')).id;
+  const e2 = (await makeEntity(t.database.db, 'Two')).id;
+  await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PN-OUT' });
+  await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PAGE-OUT', channelTypeCode: 'social_messenger' });
+  token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1 }));
+  otherToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2 }));
+  const now = Math.floor(Date.now() / 1000);
+  // The customer's messages the examples reply and react to, with Meta's ids.
+  await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, text: 'thanks!', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdCNTg5RjY1MEMyRjlGMjRGNgA=', timestamp: now - 60 }));
+  await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, text: 'look', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA=', timestamp: now - 30 }));
+  await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: '50255510000', text: 'old', timestamp: now - 25 * 3600 }));
+  await webhook(metaMessage('page', 'PAGE-OUT', { from: 'PSID-77', text: 'hola', timestamp: Date.now() - 1000 }));
+  conversationId = (await conversationOf(PHONE)).id as number;
+  staleConversationId = (await conversationOf('50255510000')).id as number;
+  messengerConversationId = (await conversationOf('PSID-77')).id as number;
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+beforeEach(() => sim.reset());
+
+/** The body of each example as our API takes it. */
+const requests: Record<string, () => Promise<{ kind: string; body: object }>> = {
+  'audio_voice.json': async () => ({ kind: 'audio', body: { id: '1013859600285441', voice: true } }),
+  'contacts.json': async () => ({ kind: 'contacts', body: { contacts: fixture('whatsapp-outbound/contacts.json').contacts } }),
+  'document_filename_caption.json': async () => ({ kind: 'document', body: { id: '1376223850470843', filename: 'order_abc123.pdf', caption: 'Your order confirmation (PDF)' } }),
+  'image_by_id_caption.json': async () => ({ kind: 'image', body: { id: '1479537139650973', caption: 'The best succulent ever?' } }),
+  'interactive_button_image_header.json': async () => ({ kind: 'interactive/button', body: strip(fixture('whatsapp-outbound/interactive_button_image_header.json').interactive) }),
+  'interactive_cta_url_image_header.json': async () => ({ kind: 'interactive/cta-url-image', body: strip(fixture('whatsapp-outbound/interactive_cta_url_image_header.json').interactive) }),
+  'interactive_list.json': async () => ({ kind: 'interactive/list', body: strip(fixture('whatsapp-outbound/interactive_list.json').interactive) }),
+  'location.json': async () => ({ kind: 'location', body: fixture('whatsapp-outbound/location.json').location }),
+  'reaction.json': async () => ({ kind: 'reaction', body: { message_id: await ourIdOf('wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA='), emoji: '😀' } }),
+  'reply_with_context.json': async () => ({ kind: 'text', body: { body: "You're welcome, Pablo!", reply_to_message_id: await ourIdOf('wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdCNTg5RjY1MEMyRjlGMjRGNgA=') } }),
+  'sticker.json': async () => ({ kind: 'sticker', body: { id: '798882015472548' } }),
+  'template_header_image_named_params.json': async () => ({ kind: 'template', body: fixture('whatsapp-outbound/template_header_image_named_params.json').template }),
+  'text_preview_url.json': async () => ({ kind: 'text', body: fixture('whatsapp-outbound/text_preview_url.json').text }),
+  'video.json': async () => ({ kind: 'video', body: { id: '1166846181421424', caption: 'A succulent eclipse!' } }),
+};
+function strip(interactive: Row): Row {
+  const { type: _type, ...rest } = interactive;
+  return rest;
+}
+
+describe('sending every kind', () => {
+  it.each(Object.keys(requests))('reproduces %s exactly at the communications service', async (file) => {
+    const { kind, body } = await requests[file]!();
+    const res = await sendKind(kind, body);
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toMatchObject({ status: 'pending', direction: 'outbound', conversation_id: conversationId });
+    const [delivered] = await sim.waitForDeliveries(1);
+    const expected = fixture(`whatsapp-outbound/${file}`);
+    // Meta's template example addresses the bare wa_id; we always send E.164 (docs/decisions.md, "Recipient of WhatsApp sends").
+    if (file.startsWith('template_')) expected.to = `+${PHONE}`;
+    expect(delivered!.body).toEqual(expected);
+    expect(delivered!.platform).toBe('whatsapp');
+    expect(delivered!.accountId).toBe('PN-OUT');
+    expect(delivered!.apiKey).toBe(API_KEY);
+  });
+
+  it('moves a sent message to sent, delivered and read from the platform statuses, on the API and the socket', async () => {
+    const { socket, events } = await connectSocket(baseUrl, { token });
+    try {
+      const res = await sendKind('text', { body: 'status check' });
+      const id = res.json().id as number;
+      const m = await waitFor(async () => {
+        const row = await messageOf(id);
+        return row.status === 'read' ? row : undefined;
+      });
+      expect(m.external_message_id).toMatch(/^wamid\.SIM/);
+      expect(m.sent_at).not.toBeNull();
+      expect(m.delivered_at).not.toBeNull();
+      await waitFor(() => events.some((e) => e.name === 'interaction.message.status' && e.payload.message_id === id && e.payload.status === 'read'));
+      expect(events.some((e) => e.name === 'interaction.message.created' && e.payload.message.id === id)).toBe(true);
+    } finally {
+      socket.disconnect();
+    }
+  });
+
+  it('answers 404 for another entity\'s conversation and stores nothing', async () => {
+    const res = await post(`/interactions/conversations/${conversationId}/messages/text`, { body: 'hi' }, otherToken);
+    expect(res.statusCode).toBe(404);
+    expect(sim.calls).toHaveLength(0);
+  });
+
+  it('refuses a reply to a message of another conversation', async () => {
+    const foreign = (await history(staleConversationId))[0]!.id as number;
+    const res = await sendKind('text', { body: 'x', reply_to_message_id: foreign });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].field).toBe('/body/reply_to_message_id');
+  });
+});
+
+describe('the service window', () => {
+  it('refuses free-form messages 24 h after the customer\'s last message, with the time it closed, and allows templates', async () => {
+    const conv = (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${staleConversationId}`, headers: bearer(token) })).json();
+    expect(Date.parse(conv.service_window_expires_at)).toBeLessThan(Date.now());
+    const res = await sendKind('text', { body: 'late' }, staleConversationId);
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ code: 'outside_service_window', closed_at: conv.service_window_expires_at });
+    const template = await sendKind('template', { name: 'follow_up', language: { code: 'es' } }, staleConversationId);
+    expect(template.statusCode).toBe(202);
+    await sim.waitForDeliveries(1);
+  });
+
+  it('exposes the open window on the conversation', async () => {
+    const conv = (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${conversationId}`, headers: bearer(token) })).json();
+    expect(Date.parse(conv.service_window_expires_at)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  });
+});
+
+describe('Messenger', () => {
+  it('sends text in the Send API shape and refuses what Messenger cannot carry', async () => {
+    const res = await sendKind('text', { body: 'hola desde el CRM' }, messengerConversationId);
+    expect(res.statusCode).toBe(202);
+    const [d] = await sim.waitForDeliveries(1);
+    expect(d!.platform).toBe('messenger');
+    expect(d!.body).toEqual({ recipient: { id: 'PSID-77' }, messaging_type: 'RESPONSE', message: { text: 'hola desde el CRM' } });
+    const list = await sendKind('interactive/list', strip(fixture('whatsapp-outbound/interactive_list.json').interactive), messengerConversationId);
+    expect(list.statusCode).toBe(422);
+    expect(list.json().code).toBe('unsupported_message_type');
+  });
+});
+
+describe('failures and retries', () => {
+  it('retries a rate-limited send and delivers it once', async () => {
+    sim.failNext('rate_limit', 1);
+    const res = await sendKind('text', { body: 'busy hour' });
+    const id = res.json().id as number;
+    const m = await waitFor(async () => {
+      const row = await messageOf(id);
+      return row.status !== 'pending' ? row : undefined;
+    }, 15_000);
+    expect(m.status).not.toBe('failed');
+    expect(sim.calls.filter((c) => c.body.type === 'text').map((c) => c.outcome)).toEqual(['130429', expect.stringMatching(/^wamid\./)]);
+    expect(sim.deliveries).toHaveLength(1);
+  });
+
+  it('leaves a permanently refused message failed with the provider error; one retry sends it once; a second retry is 409', async () => {
+    sim.failNext('permanent', 1);
+    const id = (await sendKind('text', { body: 'undeliverable' })).json().id as number;
+    const failed = await waitFor(async () => {
+      const row = await messageOf(id);
+      return row.status === 'failed' ? row : undefined;
+    });
+    expect(failed.errors).toEqual([expect.objectContaining({ code: 131026, kind: 'permanent' })]);
+    expect(sim.deliveries).toHaveLength(0);
+    const retry = await post(`/interactions/conversations/${conversationId}/messages/${id}/retry`, {});
+    expect(retry.statusCode).toBe(202);
+    expect(retry.json().status).toBe('pending');
+    await sim.waitForDeliveries(1);
+    await waitFor(async () => ((await messageOf(id)).status !== 'pending' ? true : undefined));
+    const again = await post(`/interactions/conversations/${conversationId}/messages/${id}/retry`, {});
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('message_not_retryable');
+    expect(sim.deliveries).toHaveLength(1);
+  });
+
+  it('does not deliver twice when the platform accepted but the answer never came (same idempotency key on the retry)', async () => {
+    sim.failNext('accept_and_hang', 1);
+    const id = (await sendKind('text', { body: 'once only' })).json().id as number;
+    const m = await waitFor(async () => {
+      const row = await messageOf(id);
+      return row.status !== 'pending' ? row : undefined;
+    }, 15_000);
+    expect(m.status).not.toBe('failed');
+    const calls = sim.calls.filter((c) => c.body.type === 'text');
+    expect(calls.map((c) => c.outcome.startsWith('wamid.') ? 'accepted' : c.outcome)).toEqual(['accepted', 'replay']);
+    expect(calls[0]!.idempotencyKey).toBe(calls[1]!.idempotencyKey);
+    expect(sim.deliveries).toHaveLength(1);
+    expect(m.external_message_id).toBe(sim.deliveries[0]!.outcome.split(' ')[0]);
+  });
+});
+
+describe('read receipts', () => {
+  it('marking a conversation read sends the platform read receipt of its latest inbound message', async () => {
+    const res = await post(`/interactions/conversations/${conversationId}/read`, {});
+    expect(res.statusCode).toBe(200);
+    const receipt = await waitFor(() => sim.calls.find((c) => c.body.status === 'read'));
+    expect(receipt.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA=' });
+  });
+});
