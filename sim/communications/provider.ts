@@ -38,6 +38,10 @@ export interface ProviderSimulator {
   failNext(failure: ForcedFailure, times?: number): void;
   /** Where status webhooks go (the CRM's base URL); null posts none. */
   setWebhookTarget(baseUrl: string | null, statuses?: ('sent' | 'delivered' | 'read')[]): void;
+  /** Templates submitted, by id; `status` may be changed by tests (`APPROVED`, `REJECTED`, `PAUSED`). */
+  templates: Map<string, { id: string; name: string; language: string; status: string; rejected_reason: string | null; body: unknown }>;
+  /** Status answered to new templates (default `PENDING`). */
+  setTemplateReview(status: string): void;
   /** Resolves once `n` deliveries were recorded (or rejects after `timeoutMs`). */
   waitForDeliveries(n: number, timeoutMs?: number): Promise<ProviderCall[]>;
   reset(): void;
@@ -86,6 +90,27 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
       }
     })();
   };
+
+  const templates: ProviderSimulator['templates'] = new Map();
+  let templateReview = 'PENDING';
+  const authorized = (key: unknown) => opts.apiKey === undefined || key === opts.apiKey;
+  app.post<{ Body: { name: string; language: string } }>('/v1/whatsapp/templates', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    const existing = [...templates.values()].find((t) => t.name === req.body.name && t.language === req.body.language);
+    if (existing) return { id: existing.id, status: existing.status };
+    const id = String(1_000_000_000 + templates.size);
+    templates.set(id, { id, name: req.body.name, language: req.body.language, status: templateReview, rejected_reason: templateReview === 'REJECTED' ? 'INVALID_FORMAT' : null, body: req.body });
+    return { id, status: templateReview, category: (req.body as { category?: string }).category };
+  });
+  app.get('/v1/whatsapp/templates', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    return { data: [...templates.values()].map(({ body: _body, ...t }) => t) };
+  });
+  app.delete<{ Params: { id: string } }>('/v1/whatsapp/templates/:id', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    if (!templates.delete(req.params.id)) return reply.code(404).send({ error: { message: 'Template not found', code: 100 } });
+    return { success: true };
+  });
 
   app.post<{ Params: { platform: string; accountId: string }; Body: Record<string, unknown> }>('/v1/:platform/:accountId/messages', async (req, reply) => {
     const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name]) : null);
@@ -143,6 +168,10 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     url: address,
     calls,
     deliveries,
+    templates,
+    setTemplateReview(status) {
+      templateReview = status;
+    },
     failNext(failure, times = 1) {
       for (let i = 0; i < times; i++) failures.push(failure);
     },

@@ -1284,6 +1284,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Message templates */
+        get: operations["getInteractionsTemplates"];
+        put?: never;
+        /** Create a template and submit it for review */
+        post: operations["postInteractionsTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a template (here and at the platform) */
+        delete: operations["deleteInteractionsTemplatesById"];
+        options?: never;
+        head?: never;
+        /** Change a template (reviewed again) */
+        patch: operations["patchInteractionsTemplatesById"];
+        trace?: never;
+    };
     "/entity-channel-accounts": {
         parameters: {
             query?: never;
@@ -9773,6 +9809,420 @@ export interface operations {
             };
             /** @description `message_not_retryable`: not failed, not sent by this service, or already retried */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsTemplates: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "rejected" | "paused";
+                /** @description Pull review statuses from the communications service first */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            language: string;
+                            /** @enum {unknown} */
+                            category: "marketing" | "utility" | "authentication";
+                            parameter_format: "positional" | "named";
+                            components: unknown[];
+                            /** @enum {unknown} */
+                            status: "pending" | "approved" | "rejected" | "paused";
+                            provider_template_id: string | null;
+                            rejection_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lowercase letters, digits and underscores */
+                    name: string;
+                    /** @description e.g. es, es_MX, en_US */
+                    language: string;
+                    /** @enum {unknown} */
+                    category: "marketing" | "utility" | "authentication";
+                    /** @default positional */
+                    parameter_format?: "positional" | "named";
+                    components: ({
+                        /** @enum {string} */
+                        type: "HEADER";
+                        format: "TEXT" | "IMAGE" | "VIDEO" | "DOCUMENT";
+                        text?: string;
+                        example?: {
+                            header_text?: string[];
+                            header_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                            header_handle?: string[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "BODY";
+                        text: string;
+                        example?: {
+                            body_text?: string[][];
+                            body_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "FOOTER";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "BUTTONS";
+                        buttons: {
+                            type: "QUICK_REPLY" | "URL" | "PHONE_NUMBER" | "COPY_CODE";
+                            text?: string;
+                            url?: string;
+                            phone_number?: string;
+                            example?: string[];
+                        }[];
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        language: string;
+                        /** @enum {unknown} */
+                        category: "marketing" | "utility" | "authentication";
+                        parameter_format: "positional" | "named";
+                        components: unknown[];
+                        /** @enum {unknown} */
+                        status: "pending" | "approved" | "rejected" | "paused";
+                        provider_template_id: string | null;
+                        rejection_reason: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteractionsTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchInteractionsTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    category?: "marketing" | "utility" | "authentication";
+                    components?: ({
+                        /** @enum {string} */
+                        type: "HEADER";
+                        format: "TEXT" | "IMAGE" | "VIDEO" | "DOCUMENT";
+                        text?: string;
+                        example?: {
+                            header_text?: string[];
+                            header_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                            header_handle?: string[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "BODY";
+                        text: string;
+                        example?: {
+                            body_text?: string[][];
+                            body_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "FOOTER";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "BUTTONS";
+                        buttons: {
+                            type: "QUICK_REPLY" | "URL" | "PHONE_NUMBER" | "COPY_CODE";
+                            text?: string;
+                            url?: string;
+                            phone_number?: string;
+                            example?: string[];
+                        }[];
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        language: string;
+                        /** @enum {unknown} */
+                        category: "marketing" | "utility" | "authentication";
+                        parameter_format: "positional" | "named";
+                        components: unknown[];
+                        /** @enum {unknown} */
+                        status: "pending" | "approved" | "rejected" | "paused";
+                        provider_template_id: string | null;
+                        rejection_reason: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

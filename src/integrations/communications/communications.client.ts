@@ -34,6 +34,29 @@ export interface CommunicationsClient {
   sendMessage(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; message: Record<string, unknown> }): Promise<{ providerMessageId: string }>;
   /** Sends the platform's read receipt for the inbound message `providerMessageId` (WhatsApp `status: read`). Throws `CommunicationsError`. */
   markRead(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; providerMessageId: string }): Promise<void>;
+  /** Submits a template for the platform's review; returns its id there and its first status. */
+  createTemplate(target: CommunicationsTarget, template: ProviderTemplateInput): Promise<{ providerTemplateId: string; status: string }>;
+  /** The entity's templates there, with their review status. */
+  listTemplates(target: CommunicationsTarget): Promise<ProviderTemplate[]>;
+  deleteTemplate(target: CommunicationsTarget, providerTemplateId: string): Promise<void>;
+}
+
+/** A template as submitted (WhatsApp's template model). */
+export interface ProviderTemplateInput {
+  name: string;
+  language: string;
+  category: string;
+  parameter_format: string;
+  components: unknown[];
+}
+
+/** A template as the communications service reports it; `status` is the platform's (e.g. `APPROVED`). */
+export interface ProviderTemplate {
+  id: string;
+  name: string;
+  language: string;
+  status: string;
+  rejected_reason?: string | null;
 }
 
 export interface CommunicationsClientOptions {
@@ -44,13 +67,15 @@ export interface CommunicationsClientOptions {
 export function createCommunicationsClient(options: CommunicationsClientOptions = {}): CommunicationsClient {
   const timeoutMs = options.timeoutMs ?? 10_000;
 
-  async function post(target: CommunicationsTarget, path: string, body: unknown, idempotencyKey: string): Promise<unknown> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': target.apiKey, 'idempotency-key': idempotencyKey };
+  async function post(target: CommunicationsTarget, path: string, body: unknown, idempotencyKey: string | null, method = 'POST'): Promise<unknown> {
+    const headers: Record<string, string> = { 'x-api-key': target.apiKey };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     if (target.communicationsEntityId !== null) headers['x-communications-entity-id'] = target.communicationsEntityId;
     if (target.externalAppId !== null) headers['x-external-app-id'] = target.externalAppId;
     let res: Response;
     try {
-      res = await fetch(`${target.baseUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(`${target.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
       throw new CommunicationsError(timedOut ? 'timeout' : 'transient', timedOut ? `no answer within ${timeoutMs} ms` : `communications service unreachable: ${(err as Error).message}`, { status: null });
@@ -78,6 +103,19 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
     async markRead(target, account, input) {
       // The Cloud API takes read receipts on the messages endpoint (mark_as_read.json).
       await post(target, `/v1/${account.platform}/${encodeURIComponent(account.accountId)}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: input.providerMessageId }, input.idempotencyKey);
+    },
+    async createTemplate(target, template) {
+      const body = (await post(target, '/v1/whatsapp/templates', template, `template:${template.name}:${template.language}`)) as { id?: unknown; status?: unknown } | null;
+      if (typeof body?.id !== 'string' || typeof body.status !== 'string') throw new CommunicationsError('transient', 'communications service answered a template without id or status', { status: 200, body });
+      return { providerTemplateId: body.id, status: body.status };
+    },
+    async listTemplates(target) {
+      const body = (await post(target, '/v1/whatsapp/templates', undefined, null, 'GET')) as { data?: unknown } | null;
+      if (!Array.isArray(body?.data)) throw new CommunicationsError('transient', 'communications service answered templates without data', { status: 200, body });
+      return (body.data as ProviderTemplate[]).filter((t) => typeof t.id === 'string' && typeof t.status === 'string');
+    },
+    async deleteTemplate(target, providerTemplateId) {
+      await post(target, `/v1/whatsapp/templates/${encodeURIComponent(providerTemplateId)}`, undefined, null, 'DELETE');
     },
   };
 }

@@ -21,6 +21,8 @@ import type { MediaService } from '../media/index.js';
 import { createCommunicationsConfigService } from './communications-config.service.js';
 import { createOutboundService, type OutboundService } from './outbound.service.js';
 import { outboundRoutes } from './outbound.routes.js';
+import { createTemplateService } from './template.service.js';
+import { templateRoutes } from './template.routes.js';
 import './interactions.events.js';
 import './interactions.realtime.js';
 
@@ -80,12 +82,15 @@ export async function registerInteractionsModule(
     box: createSealedBox(key, 'communications-config'),
     fallback: { baseUrl: ctx.config.communications.baseUrl, apiKey: ctx.config.communications.apiKey, entityIdHard: ctx.config.communications.entityIdHard },
   });
+  const communications = createCommunicationsClient({ timeoutMs: ctx.config.communications.timeoutMs });
+  const templates = createTemplateService({ db: ctx.db, client: communications, config: communicationsConfig, log: ctx.log });
   const outbound = createOutboundService({
     db: ctx.db,
+    templates,
     queue: ctx.queue,
     events: ctx.events,
     realtime: ctx.realtime,
-    client: createCommunicationsClient({ timeoutMs: ctx.config.communications.timeoutMs }),
+    client: communications,
     config: communicationsConfig,
     mediaLinks: async (entityId, ids) => new Map([...(await media.downloadUrls(entityId, ids))].map(([id, signed]) => [id, signed.url])),
     log: ctx.log,
@@ -95,6 +100,7 @@ export async function registerInteractionsModule(
     service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) }),
   });
   await registerBareAndApi(app, outboundRoutes, { service: outbound });
+  await registerBareAndApi(app, templateRoutes, { service: templates });
   await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
   return { outbound };

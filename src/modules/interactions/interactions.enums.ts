@@ -41,3 +41,10 @@ export type AssignmentVia = (typeof ASSIGNMENT_VIAS)[number];
 /** States of an inbox row: pending → processed | unroutable | dead (dead letter). */
 export const INBOX_STATES = ['pending', 'processed', 'unroutable', 'dead'] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
+
+/** Review states of a message template on the platform; only `approved` can be sent. */
+export const TEMPLATE_STATUSES = ['pending', 'approved', 'rejected', 'paused'] as const;
+export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
+
+/** WhatsApp template categories. */
+export const TEMPLATE_CATEGORIES = ['marketing', 'utility', 'authentication'] as const;

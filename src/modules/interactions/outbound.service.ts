@@ -16,6 +16,7 @@ import type { RealtimeEmitter } from '../../platform/realtime/events.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../platform/errors.js';
 import { isCommunicationsError, type CommunicationsClient, type CommunicationsPlatform } from '../../integrations/communications/index.js';
 import type { CommunicationsConfigService } from './communications-config.service.js';
+import type { TemplateService } from './template.service.js';
 import * as repo from './outbound.repository.js';
 import { AfterCommit } from './after-commit.js';
 import { buildPlatformMessage, platformCarries, type ResolvedReferences } from './outbound-message.builder.js';
@@ -61,6 +62,7 @@ export function createOutboundService(deps: {
   realtime: RealtimeEmitter;
   client: CommunicationsClient;
   config: CommunicationsConfigService;
+  templates: Pick<TemplateService, 'checkSend'>;
   /** Signed download links of ready media objects of the entity (the media module). */
   mediaLinks: (entityId: number, ids: number[]) => Promise<Map<number, string>>;
   log: FastifyBaseLogger;
@@ -161,6 +163,7 @@ export function createOutboundService(deps: {
       }
       if (!sending.account.isActive) throw unprocessable('channel_account_inactive', 'The conversation\'s channel account is inactive');
       await deps.config.resolveTarget(sender.entityId); // 422 before anything is stored when nothing is configured
+      if (input.kind === 'template') await deps.templates.checkSend(sender.entityId, input.body);
       const refs = await references(sender.entityId, conversationId, input);
       const built = buildPlatformMessage(platform, conv.externalChatId, input, refs);
       const clientMessageId = randomUUID();

@@ -49,7 +49,7 @@ beforeAll(async () => {
   const e2 = (await makeEntity(t.database.db, 'Two')).id;
   await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PN-OUT' });
   await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PAGE-OUT', channelTypeCode: 'social_messenger' });
-  token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1 }));
+  token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1, codes: ['entity_channel_accounts.edit'] }));
   otherToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2 }));
   const now = Math.floor(Date.now() / 1000);
   // The customer's messages the examples reply and react to, with Meta's ids.
@@ -60,7 +60,27 @@ beforeAll(async () => {
   conversationId = (await conversationOf(PHONE)).id as number;
   staleConversationId = (await conversationOf('50255510000')).id as number;
   messengerConversationId = (await conversationOf('PSID-77')).id as number;
+  sim.setTemplateReview('APPROVED');
+  for (const template of [WELCOME, FOLLOW_UP]) expect((await post('/interactions/templates', template)).statusCode).toBe(201);
+  sim.setTemplateReview('PENDING');
 });
+
+/** The template of Meta's named-parameter example, and a plain one. */
+const WELCOME = {
+  name: 'welcome_discount_template',
+  language: 'en_US',
+  category: 'marketing',
+  parameter_format: 'named',
+  components: [
+    { type: 'HEADER', format: 'IMAGE', example: { header_handle: ['4::aW1hZ2UvanBlZw==:ARb'] } },
+    {
+      type: 'BODY',
+      text: 'Hi {{first_name}}! Use {{discount_code}} for {{discount_amount}} off.',
+      example: { body_text_named_params: [{ param_name: 'first_name', example: 'Pablo' }, { param_name: 'discount_code', example: 'WELCOME25' }, { param_name: 'discount_amount', example: '25%' }] },
+    },
+  ],
+};
+const FOLLOW_UP = { name: 'follow_up', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Hola {{1}}, ¿seguimos con su pedido?', example: { body_text: [['Ana']] } }] };
 afterAll(async () => {
   await t?.close();
   await sim?.close();
@@ -145,7 +165,7 @@ describe('the service window', () => {
     const res = await sendKind('text', { body: 'late' }, staleConversationId);
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'outside_service_window', closed_at: conv.service_window_expires_at });
-    const template = await sendKind('template', { name: 'follow_up', language: { code: 'es' } }, staleConversationId);
+    const template = await sendKind('template', { name: 'follow_up', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] }, staleConversationId);
     expect(template.statusCode).toBe(202);
     await sim.waitForDeliveries(1);
   });
@@ -153,6 +173,46 @@ describe('the service window', () => {
   it('exposes the open window on the conversation', async () => {
     const conv = (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${conversationId}`, headers: bearer(token) })).json();
     expect(Date.parse(conv.service_window_expires_at)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  });
+});
+
+describe('templates', () => {
+  it('are created for review, synced from the communications service, and only approved ones are sent', async () => {
+    const created = await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Su pedido {{1}} está listo', example: { body_text: [['A-1']] } }] });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ status: 'pending', provider_template_id: expect.any(String) });
+    const send = () => sendKind('template', { name: 'order_ready', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'A-7' }] }] });
+    expect((await send()).json()).toMatchObject({ status: 422, code: 'template_not_approved' });
+    sim.templates.get(created.json().provider_template_id as string)!.status = 'APPROVED';
+    const listed = await t.app.inject({ method: 'GET', url: '/interactions/templates?sync=true', headers: bearer(token) });
+    expect(listed.json().data.find((x: Row) => x.name === 'order_ready').status).toBe('approved');
+    expect((await send()).statusCode).toBe(202);
+    expect((await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'x' }] })).json().code).toBe('already_exists');
+  });
+
+  it.each([
+    ['too few positional parameters', 'follow_up', 'es', [{ type: 'body', parameters: [] }], 'the body takes 1 parameters, 0 given'],
+    ['a named parameter missing', 'welcome_discount_template', 'en_US', [{ type: 'header', parameters: [{ type: 'image', image: { id: '1' } }] }, { type: 'body', parameters: [{ type: 'text', parameter_name: 'first_name', text: 'A' }] }], 'missing parameter discount_code'],
+    ['a header of the wrong media type', 'welcome_discount_template', 'en_US', [{ type: 'header', parameters: [{ type: 'video', video: { id: '1' } }] }], 'must be a image with id or link'],
+    ['a component the template lacks', 'follow_up', 'es', [{ type: 'body', parameters: [{ type: 'text', text: 'A' }] }, { type: 'button', sub_type: 'url', index: 0, parameters: [{ type: 'text', text: 'x' }] }], 'the template has no such component'],
+  ])('refuses %s before anything is queued', async (_case, name, language, components, message) => {
+    const res = await sendKind('template', { name, language: { code: language }, components });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('invalid_template_parameters');
+    expect(res.json().errors.map((e: Row) => e.message)).toContain(message);
+    expect(sim.calls).toHaveLength(0);
+  });
+
+  it('refuses an unknown template and a definition whose placeholders have no examples, and hides other entities\' templates', async () => {
+    expect((await sendKind('template', { name: 'nope', language: { code: 'es' } })).json().code).toBe('template_not_found');
+    const bad = await post('/interactions/templates', { name: 'no_examples', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Hola {{1}}' }] });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].field).toBe('/body/components/0/example/body_text');
+    const other = await tokenFor(t.app, await makeMember(t.database.db, { entityId: (await makeEntity(t.database.db, 'Three')).id, codes: ['entity_channel_accounts.edit'] }));
+    const list = await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(other) });
+    expect(list.json().data).toEqual([]);
+    const mine = (await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(token) })).json().data[0].id;
+    expect((await t.app.inject({ method: 'DELETE', url: `/interactions/templates/${mine}`, headers: bearer(other) })).statusCode).toBe(404);
   });
 });
 

@@ -1,0 +1,123 @@
+/**
+ * Message templates of the entity (issue "Conversations out" §5): stored here, submitted to the
+ * communications service for the platform's review, their status kept in sync (on create, and by
+ * `list({ sync: true })`). `checkSend` is the gate of every template send: the template must exist and be
+ * approved, and the send's parameters must match its components (template-parameters.ts).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { conflict, notFound, unprocessable, validationFailed } from '../../platform/errors.js';
+import { isCommunicationsError, type CommunicationsClient } from '../../integrations/communications/index.js';
+import type { CommunicationsConfigService } from './communications-config.service.js';
+import * as repo from './template.repository.js';
+import type { TemplateCreateBody, TemplateDefinitionComponent, TemplateResponse, TemplateUpdateBody } from './template.schemas.js';
+import type { TemplateMessageBody } from './outbound.schemas.js';
+import { checkTemplateDefinition, checkTemplateParameters } from './template-parameters.js';
+import { TEMPLATE_STATUSES, type TemplateStatus } from './interactions.enums.js';
+
+export interface TemplateService {
+  list(entityId: number, q: { status?: TemplateStatus | undefined; sync?: boolean | undefined }): Promise<{ data: TemplateResponse[] }>;
+  create(entityId: number, body: TemplateCreateBody): Promise<TemplateResponse>;
+  update(entityId: number, id: number, body: TemplateUpdateBody): Promise<TemplateResponse>;
+  remove(entityId: number, id: number): Promise<void>;
+  /** Throws 422 `template_not_found`, `template_not_approved` or `invalid_template_parameters` (with `errors[]`). */
+  checkSend(entityId: number, send: TemplateMessageBody): Promise<void>;
+}
+
+const toResponse = (r: repo.TemplateRow): TemplateResponse => ({
+  id: r.id,
+  name: r.name,
+  language: r.language,
+  category: r.category,
+  parameter_format: r.parameterFormat,
+  components: r.components as unknown[],
+  status: r.status,
+  provider_template_id: r.providerTemplateId,
+  rejection_reason: r.rejectionReason,
+  created_at: r.createdAt.toISOString(),
+  updated_at: r.updatedAt.toISOString(),
+});
+
+/** The platform's status word (`APPROVED`, `REJECTED`, `PAUSED`, `PENDING`, `IN_APPEAL`...) as ours; unknown words count as pending. */
+export function templateStatusOf(platformStatus: string): TemplateStatus {
+  const s = platformStatus.toLowerCase();
+  return (TEMPLATE_STATUSES as readonly string[]).includes(s) ? (s as TemplateStatus) : s === 'disabled' ? 'paused' : 'pending';
+}
+
+export function createTemplateService(deps: { db: Db; client: CommunicationsClient; config: CommunicationsConfigService; log: FastifyBaseLogger }): TemplateService {
+  const { db } = deps;
+  const validate = (components: TemplateDefinitionComponent[], format: 'positional' | 'named') => {
+    const errors = checkTemplateDefinition(components, format);
+    if (errors.length > 0) throw validationFailed(errors);
+  };
+  /** Submits the template for review; a failure leaves it pending locally, to be submitted by a later sync. */
+  const submit = async (row: repo.TemplateRow): Promise<repo.TemplateRow> => {
+    try {
+      const target = await deps.config.resolveTarget(row.entityId);
+      const answer = await deps.client.createTemplate(target, { name: row.name, language: row.language, category: row.category.toUpperCase(), parameter_format: row.parameterFormat.toUpperCase(), components: row.components as unknown[] });
+      return (await repo.updateTemplate(db, row.entityId, row.id, { providerTemplateId: answer.providerTemplateId, status: templateStatusOf(answer.status) })) ?? row;
+    } catch (err) {
+      if (!isCommunicationsError(err) && (err as { code?: string }).code !== 'communications_not_configured') throw err;
+      deps.log.warn({ err, templateId: row.id }, 'template not submitted for review; the next sync submits it');
+      return row;
+    }
+  };
+  return {
+    async list(entityId, q) {
+      if (q.sync === true) {
+        const target = await deps.config.resolveTarget(entityId);
+        const remote = await deps.client.listTemplates(target).catch((err: unknown) => {
+          if (isCommunicationsError(err)) throw unprocessable('communications_unavailable', `The communications service could not be reached: ${err.message}`);
+          throw err;
+        });
+        const byKey = new Map(remote.map((t) => [`${t.name}|${t.language}`, t]));
+        for (const row of await repo.listTemplates(db, entityId)) {
+          const r = byKey.get(`${row.name}|${row.language}`);
+          if (r === undefined) {
+            if (row.providerTemplateId === null) await submit(row);
+            continue;
+          }
+          const status = templateStatusOf(r.status);
+          if (status !== row.status || r.id !== row.providerTemplateId) await repo.updateTemplate(db, entityId, row.id, { status, providerTemplateId: r.id, rejectionReason: r.rejected_reason ?? null });
+        }
+      }
+      return { data: (await repo.listTemplates(db, entityId, q.status)).map(toResponse) };
+    },
+    async create(entityId, body) {
+      const format = body.parameter_format ?? 'positional';
+      validate(body.components, format);
+      const row = await repo.insertTemplate(db, { entityId, name: body.name, language: body.language, category: body.category, parameterFormat: format, components: body.components });
+      if (!row) throw conflict('already_exists', `The entity already has a template ${body.name} in ${body.language}`);
+      return toResponse(await submit(row));
+    },
+    async update(entityId, id, body) {
+      const row = await repo.findTemplate(db, entityId, id);
+      if (!row) throw notFound('template', id);
+      if (body.components !== undefined) validate(body.components, row.parameterFormat);
+      // A changed template is reviewed again.
+      const updated = await repo.updateTemplate(db, entityId, id, { ...(body.category !== undefined ? { category: body.category } : {}), ...(body.components !== undefined ? { components: body.components } : {}), status: 'pending' });
+      return toResponse(updated!);
+    },
+    async remove(entityId, id) {
+      const row = await repo.findTemplate(db, entityId, id);
+      if (!row) throw notFound('template', id);
+      if (row.providerTemplateId !== null) {
+        const target = await deps.config.resolveTarget(entityId);
+        await deps.client.deleteTemplate(target, row.providerTemplateId).catch((err: unknown) => {
+          // Already gone there is what we want; anything else keeps the template so nothing is orphaned.
+          if (isCommunicationsError(err) && err.details.status === 404) return;
+          if (isCommunicationsError(err)) throw unprocessable('communications_unavailable', `The communications service could not delete the template: ${err.message}`);
+          throw err;
+        });
+      }
+      await repo.deleteTemplate(db, entityId, id);
+    },
+    async checkSend(entityId, send) {
+      const row = await repo.findTemplateByName(db, entityId, send.name, send.language.code);
+      if (!row) throw unprocessable('template_not_found', `The entity has no template ${send.name} in ${send.language.code}`);
+      if (row.status !== 'approved') throw unprocessable('template_not_approved', `Template ${send.name} is ${row.status}; only approved templates can be sent`, { status: row.status });
+      const errors = checkTemplateParameters(row.components as TemplateDefinitionComponent[], row.parameterFormat, send.components);
+      if (errors.length > 0) throw unprocessable('invalid_template_parameters', 'The parameters do not match the template', { errors });
+    },
+  };
+}
