@@ -41,7 +41,7 @@ export function checkTemplateParameters(definition: TemplateDefinitionComponent[
         const media = c.format.toLowerCase() as 'image' | 'video' | 'document';
         if (params.length !== 1) errors.push({ field: i >= 0 ? at(i, '/parameters') : '/body/components', message: `the header takes 1 ${media} parameter` });
         else if (params[0]!.type !== media || params[0]![media] === undefined) errors.push({ field: at(i, '/parameters/0'), message: `must be a ${media} with id or link` });
-        else if (params[0]![media]!.id === undefined && params[0]![media]!.link === undefined) errors.push({ field: at(i, `/parameters/0/${media}`), message: 'needs id or link' });
+        else if (params[0]![media].id === undefined && params[0]![media].link === undefined) errors.push({ field: at(i, `/parameters/0/${media}`), message: 'needs id or link' });
       }
     } else if (c.type === 'BODY') {
       const i = find('body');
