@@ -62,6 +62,13 @@ function recipientOf(body: Record<string, unknown>): string {
   return typeof recipient?.id === 'string' ? recipient.id : '';
 }
 
+/** The simulator's bytes of platform media `id`: 8 KiB, PNG signature first. */
+export function mediaBytes(id: string): Buffer {
+  const bytes = Buffer.alloc(8192, id);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes);
+  return bytes;
+}
+
 export async function startProviderSimulator(opts: { apiKey?: string; port?: number } = {}): Promise<ProviderSimulator> {
   const app = Fastify({ logger: false });
   const calls: ProviderCall[] = [];
@@ -110,6 +117,20 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
     if (!templates.delete(req.params.id)) return reply.code(404).send({ error: { message: 'Template not found', code: 100 } });
     return { success: true };
+  });
+
+  // Media: deterministic bytes per id (a PNG signature, then the id repeated), with byte ranges.
+  app.get<{ Params: { id: string } }>('/v1/media/:id', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    if (req.params.id.startsWith('missing')) return reply.code(404).send({ error: { message: 'Unknown media', code: 100 } });
+    const bytes = mediaBytes(req.params.id);
+    void reply.header('content-type', 'image/png').header('etag', `"sim-${req.params.id}"`).header('accept-ranges', 'bytes');
+    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+    if (req.headers.range === undefined) return reply.header('content-length', bytes.length).send(bytes);
+    const start = range?.[1] ? Number(range[1]) : bytes.length - Number(range?.[2] ?? 0);
+    const end = range?.[1] && range[2] ? Math.min(Number(range[2]), bytes.length - 1) : bytes.length - 1;
+    if (range === null || start >= bytes.length || start > end) return reply.code(416).header('content-range', `bytes */${bytes.length}`).send();
+    return reply.code(206).header('content-range', `bytes ${start}-${end}/${bytes.length}`).header('content-length', end - start + 1).send(bytes.subarray(start, end + 1));
   });
 
   app.post<{ Params: { platform: string; accountId: string }; Body: Record<string, unknown> }>('/v1/:platform/:accountId/messages', async (req, reply) => {

@@ -39,6 +39,18 @@ export interface CommunicationsClient {
   /** The entity's templates there, with their review status. */
   listTemplates(target: CommunicationsTarget): Promise<ProviderTemplate[]>;
   deleteTemplate(target: CommunicationsTarget, providerTemplateId: string): Promise<void>;
+  /**
+   * Streams platform media `providerMediaId` (a `Range` header is forwarded). Answers the status (200, 206
+   * or 416), the entity headers and the body stream; throws `CommunicationsError` for anything else.
+   */
+  fetchMedia(target: CommunicationsTarget, providerMediaId: string, options: { range?: string | undefined }): Promise<MediaStream>;
+}
+
+export interface MediaStream {
+  status: 200 | 206 | 416;
+  /** `content-type`, `content-length`, `content-range`, `etag`, `last-modified` when the service gave them. */
+  headers: Record<string, string>;
+  body: ReadableStream<Uint8Array> | null;
 }
 
 /** A template as submitted (WhatsApp's template model). */
@@ -113,6 +125,33 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
       const body = (await post(target, '/v1/whatsapp/templates', undefined, null, 'GET')) as { data?: unknown } | null;
       if (!Array.isArray(body?.data)) throw new CommunicationsError('transient', 'communications service answered templates without data', { status: 200, body });
       return (body.data as ProviderTemplate[]).filter((t) => typeof t.id === 'string' && typeof t.status === 'string');
+    },
+    async fetchMedia(target, providerMediaId, options) {
+      const headers: Record<string, string> = { 'x-api-key': target.apiKey };
+      if (options.range !== undefined) headers.range = options.range;
+      let res: Response;
+      try {
+        res = await fetch(`${target.baseUrl}/v1/media/${encodeURIComponent(providerMediaId)}`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+      } catch (err) {
+        const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+        throw new CommunicationsError(timedOut ? 'timeout' : 'transient', `media download failed: ${(err as Error).message}`, { status: null });
+      }
+      if (res.status !== 200 && res.status !== 206 && res.status !== 416) {
+        const text = await res.text().catch(() => '');
+        let body: unknown = null;
+        try {
+          body = text === '' ? null : JSON.parse(text);
+        } catch {
+          body = text;
+        }
+        throw classifyFailure(res.status, body, res.headers.get('retry-after'));
+      }
+      const out: Record<string, string> = {};
+      for (const name of ['content-type', 'content-length', 'content-range', 'etag', 'last-modified']) {
+        const value = res.headers.get(name);
+        if (value !== null) out[name] = value;
+      }
+      return { status: res.status, headers: out, body: res.body };
     },
     async deleteTemplate(target, providerTemplateId) {
       await post(target, `/v1/whatsapp/templates/${encodeURIComponent(providerTemplateId)}`, undefined, null, 'DELETE');

@@ -23,6 +23,8 @@ import { createOutboundService, type OutboundService } from './outbound.service.
 import { outboundRoutes } from './outbound.routes.js';
 import { createTemplateService } from './template.service.js';
 import { templateRoutes } from './template.routes.js';
+import { createMediaProxyService } from './media-proxy.service.js';
+import { mediaProxyRoutes } from './media-proxy.routes.js';
 import './interactions.events.js';
 import './interactions.realtime.js';
 
@@ -101,6 +103,7 @@ export async function registerInteractionsModule(
   });
   await registerBareAndApi(app, outboundRoutes, { service: outbound });
   await registerBareAndApi(app, templateRoutes, { service: templates });
+  await registerBareAndApi(app, mediaProxyRoutes, { service: createMediaProxyService({ db: ctx.db, client: communications, config: communicationsConfig }) });
   await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
   return { outbound };

@@ -1,5 +1,6 @@
 import { idColumn, timestampColumn } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { employee } from '../identity/employee.table.js';
 import { conversation } from './conversation.table.js';
@@ -51,5 +52,7 @@ export const message = pgTable(
   (t) => [
     uniqueIndex('message_entity_id_external_message_id_uq').on(t.entityId, t.externalMessageId),
     index('message_conversation_id_occurred_at_ms_idx').on(t.conversationId, t.occurredAtMs, t.id),
+    // The media proxy finds a platform media id among the entity's messages.
+    index('message_entity_id_media_id_idx').on(t.entityId, t.mediaId).where(sql`${t.mediaId} is not null`),
   ],
 );

@@ -134,3 +134,13 @@ export async function resetForRetry(db: Db, id: number, at: Date): Promise<Messa
     .returning();
   return row;
 }
+
+/** Whether a message of the entity carries platform media `mediaId` (the media proxy's tenant check). */
+export async function entityHasMedia(db: Db, entityId: number, mediaId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: message.id })
+    .from(message)
+    .where(and(eq(message.entityId, entityId), eq(message.mediaId, mediaId)))
+    .limit(1);
+  return row !== undefined;
+}

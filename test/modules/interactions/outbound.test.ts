@@ -10,7 +10,7 @@ import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { connectSocket, listen, waitFor } from '../../helpers/interactions.js';
 import { fixture } from '../../helpers/platform-payloads.js';
 import { metaMessage, whatsAppMessage } from '../../../sim/communications/payloads.js';
-import { startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
+import { mediaBytes, startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 
 type Row = Record<string, unknown>;
 const API_KEY = 'sim-key-0123456789';
@@ -276,6 +276,26 @@ describe('failures and retries', () => {
     expect(calls[0]!.idempotencyKey).toBe(calls[1]!.idempotencyKey);
     expect(sim.deliveries).toHaveLength(1);
     expect(m.external_message_id).toBe(sim.deliveries[0]!.outcome.split(' ')[0]);
+  });
+});
+
+describe('media proxy', () => {
+  it('streams a message\'s platform media with type, length and ranges, never to another entity', async () => {
+    await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, type: 'image', text: 'photo' }));
+    const mediaId = (await history()).find((m) => m.type === 'image' && m.direction === 'inbound')!.media_id as string;
+    const url = `/api/interactions/media/${mediaId}`;
+    const full = await t.app.inject({ method: 'GET', url, headers: bearer(token) });
+    expect(full.statusCode).toBe(200);
+    expect(full.rawPayload.equals(mediaBytes(mediaId))).toBe(true);
+    expect(full.headers).toMatchObject({ 'content-type': 'image/png', 'content-length': '8192', 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=3600' });
+    expect(JSON.stringify(full.headers)).not.toContain(API_KEY);
+    const part = await t.app.inject({ method: 'GET', url, headers: { ...bearer(token), range: 'bytes=0-7' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe('bytes 0-7/8192');
+    expect(part.rawPayload.equals(mediaBytes(mediaId).subarray(0, 8))).toBe(true);
+    expect((await t.app.inject({ method: 'GET', url, headers: { ...bearer(token), range: 'bytes=9000-' } })).statusCode).toBe(416);
+    expect((await t.app.inject({ method: 'GET', url, headers: bearer(otherToken) })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/interactions/media/999999', headers: bearer(token) })).statusCode).toBe(404);
   });
 });
 

@@ -1,0 +1,1 @@
+CREATE INDEX "message_entity_id_media_id_idx" ON "message" USING btree ("entity_id","media_id") WHERE "message"."media_id" is not null;

@@ -1,0 +1,39 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../platform/auth/guard.js';
+import { problemResponse } from '../../platform/http/openapi.js';
+import type { MediaProxyService } from './media-proxy.service.js';
+
+/** Private to the caller's browser; the bytes of a platform media id never change, so an hour is safe. */
+const CACHE_CONTROL = 'private, max-age=3600';
+
+/** `GET /interactions/media/:mediaId` (served bare and under /api). */
+export const mediaProxyRoutes: FastifyPluginAsyncTypebox<{ service: MediaProxyService }> = async (app, { service }) => {
+  app.get(
+    '/interactions/media/:mediaId',
+    {
+      config: { auth: 'jwt' },
+      schema: {
+        tags: ['interactions'],
+        summary: 'Channel media of a message of the entity, through the service (byte ranges supported)',
+        params: Type.Object({ mediaId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$' }) }),
+        headers: Type.Object({ range: Type.Optional(Type.String({ maxLength: 100 })) }),
+        response: {
+          200: { description: 'The media bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          206: { description: 'The requested byte range', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          416: problemResponse('The range is outside the media'),
+          502: problemResponse('`communications_unavailable`: the communications service could not give the bytes'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const media = await service.open(principalOf(request).entityId, request.params.mediaId, request.headers.range);
+      void reply.code(media.status).header('cache-control', CACHE_CONTROL).header('accept-ranges', 'bytes').header('x-content-type-options', 'nosniff');
+      for (const [name, value] of Object.entries(media.headers)) void reply.header(name, value);
+      if (media.status === 416 || media.body === null) return reply.send();
+      return reply.send(Readable.fromWeb(media.body as WebReadableStream<Uint8Array>));
+    },
+  );
+};
