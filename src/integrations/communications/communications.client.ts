@@ -138,13 +138,7 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
       }
       if (res.status !== 200 && res.status !== 206 && res.status !== 416) {
         const text = await res.text().catch(() => '');
-        let body: unknown = null;
-        try {
-          body = text === '' ? null : JSON.parse(text);
-        } catch {
-          body = text;
-        }
-        throw classifyFailure(res.status, body, res.headers.get('retry-after'));
+        throw classifyFailure(res.status, parseJson(text), res.headers.get('retry-after'));
       }
       const out: Record<string, string> = {};
       for (const name of ['content-type', 'content-length', 'content-range', 'etag', 'last-modified']) {
@@ -157,4 +151,14 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
       await post(target, `/v1/whatsapp/templates/${encodeURIComponent(providerTemplateId)}`, undefined, null, 'DELETE');
     },
   };
+}
+
+/** `text` as JSON, or the text itself when it is not JSON (null when empty). */
+function parseJson(text: string): unknown {
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }

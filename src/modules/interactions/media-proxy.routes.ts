@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../platform/auth/guard.js';
@@ -33,7 +32,7 @@ export const mediaProxyRoutes: FastifyPluginAsyncTypebox<{ service: MediaProxySe
       void reply.code(media.status).header('cache-control', CACHE_CONTROL).header('accept-ranges', 'bytes').header('x-content-type-options', 'nosniff');
       for (const [name, value] of Object.entries(media.headers)) void reply.header(name, value);
       if (media.status === 416 || media.body === null) return reply.send();
-      return reply.send(Readable.fromWeb(media.body as WebReadableStream<Uint8Array>));
+      return reply.send(Readable.fromWeb(media.body));
     },
   );
 };
