@@ -153,7 +153,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(healthRoutes, { database: deps.database });
 
   const erpModule = await registerErpSessionModule(app, ctx, identity);
-  await registerAuthModule(app, ctx, identity, erpModule.sessions);
   await registerPermissionsModule(app, ctx);
   await registerIdentityModule(app, ctx);
   await registerCatalogsModule(app, ctx, erpModule);
@@ -162,7 +161,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
-  await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
+  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
+  await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 

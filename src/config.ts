@@ -44,6 +44,8 @@ export interface Config {
     privilegedOperatorEmails: string[];
     autoLoginOnAuth: boolean;
     devTunnelEnabled: boolean;
+    /** The tunnel's public URL in development (COMMUNICATIONS_DEV_TUNNEL_URL). */
+    devTunnelUrl: string | undefined;
     devWebhookResyncEnabled: boolean;
     bootWebhookResyncEnabled: boolean;
     userWebhookResyncEnabled: boolean;
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
       privilegedOperatorEmails: read.list('COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS').map((e) => e.toLowerCase()),
       autoLoginOnAuth: read.bool('COMMUNICATIONS_AUTO_LOGIN_ON_AUTH', false),
       devTunnelEnabled: read.bool('COMMUNICATIONS_DEV_TUNNEL_ENABLED', false),
+      devTunnelUrl: read.url('COMMUNICATIONS_DEV_TUNNEL_URL', ['http:', 'https:']),
       devWebhookResyncEnabled: read.bool('COMMUNICATIONS_DEV_WEBHOOK_RESYNC_ENABLED', false),
       bootWebhookResyncEnabled: read.bool('COMMUNICATIONS_BOOT_WEBHOOK_RESYNC_ENABLED', false),
       userWebhookResyncEnabled: read.bool('COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED', false),

@@ -42,6 +42,8 @@ export interface ProviderSimulator {
   templates: Map<string, { id: string; name: string; language: string; status: string; rejected_reason: string | null; body: unknown }>;
   /** Status answered to new templates (default `PENDING`). */
   setTemplateReview(status: string): void;
+  /** The webhook URL, platform token and logins the CRM registered (operator endpoints). */
+  registered: { webhookUrl: string | null; metaToken: string | null; logins: number };
   /** Resolves once `n` deliveries were recorded (or rejects after `timeoutMs`). */
   waitForDeliveries(n: number, timeoutMs?: number): Promise<ProviderCall[]>;
   reset(): void;
@@ -119,6 +121,23 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     return { success: true };
   });
 
+  const registered = { webhookUrl: null as string | null, metaToken: null as string | null, logins: 0 };
+  app.put<{ Body: { url: string } }>('/v1/webhook', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    registered.webhookUrl = req.body.url;
+    return { success: true };
+  });
+  app.put<{ Body: { access_token: string } }>('/v1/meta-token', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    registered.metaToken = req.body.access_token;
+    return { success: true };
+  });
+  app.post('/v1/login', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    registered.logins++;
+    return { communications_entity_id: String(req.headers['x-communications-entity-id'] ?? 'sim-entity-1') };
+  });
+
   // Media: deterministic bytes per id (a PNG signature, then the id repeated), with byte ranges.
   app.get<{ Params: { id: string } }>('/v1/media/:id', async (req, reply) => {
     if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
@@ -190,6 +209,7 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     calls,
     deliveries,
     templates,
+    registered,
     setTemplateReview(status) {
       templateReview = status;
     },

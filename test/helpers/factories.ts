@@ -29,10 +29,10 @@ export interface Member {
  */
 export async function makeMember(
   db: Db,
-  opts: { entityId: number; codes?: string[]; superAdmin?: boolean; overrides?: { code: string; effect: 'ALLOW' | 'DENY' }[]; name?: string },
+  opts: { entityId: number; codes?: string[]; superAdmin?: boolean; overrides?: { code: string; effect: 'ALLOW' | 'DENY' }[]; name?: string; email?: string },
 ): Promise<Member> {
   const dir = createDirectoryService(db);
-  const email = `user-${unique()}@example.com`;
+  const email = opts.email ?? `user-${unique()}@example.com`;
   const password = `pw-${unique()}`;
   const name = opts.name ?? `User ${email}`;
   const user = await dir.upsertUser({ email, name, password });

@@ -39,6 +39,12 @@ export interface CommunicationsClient {
   /** The entity's templates there, with their review status. */
   listTemplates(target: CommunicationsTarget): Promise<ProviderTemplate[]>;
   deleteTemplate(target: CommunicationsTarget, providerTemplateId: string): Promise<void>;
+  /** Registers `url` as the webhook the service posts the entity's platform events to. */
+  registerWebhook(target: CommunicationsTarget, url: string): Promise<void>;
+  /** Hands the service a new platform access token for the entity's accounts. */
+  rotateMetaToken(target: CommunicationsTarget, token: string): Promise<void>;
+  /** Opens (or refreshes) the entity's session at the service; answers the entity's id there. */
+  login(target: CommunicationsTarget): Promise<{ communicationsEntityId: string | null }>;
   /**
    * Streams platform media `providerMediaId` (a `Range` header is forwarded). Answers the status (200, 206
    * or 416), the entity headers and the body stream; throws `CommunicationsError` for anything else.
@@ -146,6 +152,17 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
         if (value !== null) out[name] = value;
       }
       return { status: res.status, headers: out, body: res.body };
+    },
+    async registerWebhook(target, url) {
+      await post(target, '/v1/webhook', { url }, null, 'PUT');
+    },
+    async rotateMetaToken(target, token) {
+      await post(target, '/v1/meta-token', { access_token: token }, null, 'PUT');
+    },
+    async login(target) {
+      const body = (await post(target, '/v1/login', {}, null)) as { communications_entity_id?: unknown } | null;
+      const id = body?.communications_entity_id;
+      return { communicationsEntityId: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
     },
     async deleteTemplate(target, providerTemplateId) {
       await post(target, `/v1/whatsapp/templates/${encodeURIComponent(providerTemplateId)}`, undefined, null, 'DELETE');

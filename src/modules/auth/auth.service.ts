@@ -38,8 +38,9 @@ export interface ErpLoginBridge {
 }
 
 /**
- * Hook run after a successful login or entity switch when COMMUNICATIONS_AUTO_LOGIN_ON_AUTH is true
- * (the communications module plugs its auto-login here). Failures are logged, never block the login.
+ * Hook run after a successful login or entity switch (the interactions module plugs in its
+ * COMMUNICATIONS_AUTO_LOGIN_ON_AUTH login and COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED re-sync here).
+ * Failures are logged, never block the login.
  */
 export type AuthenticatedHook = (event: { userId: number; entityId: number; clientKind: string; reason: 'login' | 'change_entity' }) => Promise<void>;
 
@@ -55,15 +56,13 @@ export interface AuthServiceDeps {
   erp?: ErpLoginBridge;
   /** AUTH_ALLOW_FIRST_LOGIN_PASSWORD_BOOTSTRAP. */
   allowFirstLoginPasswordBootstrap?: boolean;
-  /** Called when COMMUNICATIONS_AUTO_LOGIN_ON_AUTH is true (`autoLoginOnAuth`). */
   onAuthenticated?: AuthenticatedHook;
-  autoLoginOnAuth?: boolean;
   log?: { warn(obj: object, msg: string): void };
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
   async function afterAuthenticated(event: Parameters<AuthenticatedHook>[0]): Promise<void> {
-    if (!deps.autoLoginOnAuth || !deps.onAuthenticated) return;
+    if (!deps.onAuthenticated) return;
     try {
       await deps.onAuthenticated(event);
     } catch (err) {

@@ -31,3 +31,8 @@ export async function upsertConfig(db: Db, entityId: number, values: Partial<Pic
     .returning();
   return row!;
 }
+
+/** Entities with a communications config row (boot re-sync). */
+export async function configuredEntityIds(db: Db): Promise<number[]> {
+  return (await db.select({ entityId: config.entityId }).from(config)).map((r) => r.entityId);
+}

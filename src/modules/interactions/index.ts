@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { countDead } from './inbox.repository.js';
 import type { AppContext } from '../../platform/context.js';
 import type { IdentityService } from '../identity/index.js';
@@ -25,6 +25,10 @@ import { createTemplateService } from './template.service.js';
 import { templateRoutes } from './template.routes.js';
 import { createMediaProxyService } from './media-proxy.service.js';
 import { mediaProxyRoutes } from './media-proxy.routes.js';
+import { createCommunicationsOperations, type CommunicationsOperations } from './communications-operations.service.js';
+import { communicationsOperationsRoutes } from './communications-operations.routes.js';
+import { configuredEntityIds } from './communications-config.repository.js';
+
 import './interactions.events.js';
 import './interactions.realtime.js';
 
@@ -51,7 +55,7 @@ export async function registerInteractionsModule(
   identity: IdentityService,
   media: Pick<MediaService, 'downloadUrls'>,
   options: { workers: boolean },
-): Promise<{ outbound: OutboundService }> {
+): Promise<{ outbound: OutboundService; communications: CommunicationsOperations }> {
   const worker = createInboxWorker({
     db: ctx.db,
     events: ctx.events,
@@ -103,8 +107,15 @@ export async function registerInteractionsModule(
   });
   await registerBareAndApi(app, outboundRoutes, { service: outbound });
   await registerBareAndApi(app, templateRoutes, { service: templates });
+  const failures = new Counter({ name: 'interactions_communications_resync_failures_total', help: 'Automatic communications re-syncs (boot, login) that failed', labelNames: ['operation'] as const, registers: [] });
+  app.metrics.registerMetric(failures);
+  const operations = createCommunicationsOperations({ config: ctx.config, settings: communicationsConfig, client: communications, log: ctx.log, failures });
+  await registerBareAndApi(app, communicationsOperationsRoutes, { operations, privilegedEmails: ctx.config.communications.privilegedOperatorEmails });
+  app.addHook('onReady', async () => {
+    void operations.atBoot(() => configuredEntityIds(ctx.db));
+  });
   await registerBareAndApi(app, mediaProxyRoutes, { service: createMediaProxyService({ db: ctx.db, client: communications, config: communicationsConfig }) });
   await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
-  return { outbound };
+  return { outbound, communications: operations };
 }

@@ -16,11 +16,18 @@ export interface OperatorService {
   retry(principal: Principal, ids: number[]): Promise<{ requeued: number }>;
 }
 
+/**
+ * Refuses (403 `not_privileged_operator`) a caller who is not a privileged operator: e-mail in
+ * COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS (lower-cased), or a super administrator when the list is empty
+ * (SPEC "Errors" 5; docs/decisions.md). The one check of every operator endpoint.
+ */
+export function assertPrivilegedOperator(p: Principal, privilegedEmails: string[]): void {
+  const allowed = privilegedEmails.length > 0 ? privilegedEmails.includes(p.email.toLowerCase()) : p.resolution.superAdmin;
+  if (!allowed) throw forbidden('not_privileged_operator', 'Only privileged communications operators may do this');
+}
+
 export function createOperatorService(deps: { db: Db; privilegedEmails: string[]; worker: InboxWorker }): OperatorService {
-  const check = (p: Principal) => {
-    const allowed = deps.privilegedEmails.length > 0 ? deps.privilegedEmails.includes(p.email.toLowerCase()) : p.resolution.superAdmin;
-    if (!allowed) throw forbidden('not_privileged_operator', 'Only privileged operators see events that belong to no entity');
-  };
+  const check = (p: Principal) => assertPrivilegedOperator(p, deps.privilegedEmails);
   return {
     async list(principal, state, q) {
       check(principal);
