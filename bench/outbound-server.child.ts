@@ -1,0 +1,24 @@
+/**
+ * Child process of outbound.bench.ts: the service alone in its own process, sending through the
+ * communications simulator of the parent (COMMUNICATIONS_BASE_URL / COMMUNICATIONS_API_KEY in the
+ * environment). Prints `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
+ */
+import { startServer } from './lib.js';
+import { createDirectoryService } from '../src/modules/identity/index.js';
+import { entityChannelAccount } from '../src/modules/interactions/entity-channel-account.table.js';
+import { claimsFor } from '../src/modules/auth/auth.service.js';
+
+const server = await startServer({ LOG_LEVEL: 'warn', COMMUNICATIONS_BASE_URL: process.env.COMMUNICATIONS_BASE_URL, COMMUNICATIONS_API_KEY: process.env.COMMUNICATIONS_API_KEY });
+const db = server.database.db;
+const dir = createDirectoryService(db);
+const entity = await dir.ensureEntity({ name: 'Bench outbound' });
+const user = await dir.upsertUser({ email: `bench-out-${Date.now()}@example.com`, name: 'Agent', password: 'bench-password' });
+await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Agent' });
+await db.insert(entityChannelAccount).values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: 'BENCH-OUT', displayName: 'Bench' }).onConflictDoNothing();
+const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
+const token = (await server.app.ctx.tokens.sign(claimsFor(principal!))).token;
+process.stdout.write(JSON.stringify({ baseUrl: server.baseUrl, token, kind: server.kind }) + '\n');
+
+process.once('SIGTERM', () => {
+  void server.close().then(() => process.exit(0));
+});

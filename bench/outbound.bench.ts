@@ -1,0 +1,118 @@
+/**
+ * Outbound sending benchmark (issue "Conversations out"): agents send text messages through the API at
+ * 200 sends/s for 20 s (BENCH_OUTBOUND_SECONDS) into 100 conversations, against the communications
+ * simulator in this process. Reports the API's answer latency (202, message stored and queued),
+ * send-to-provider latency (API request sent until the simulator received the message) and duplicates at
+ * the simulator (messages delivered more than once), next to the auth-only baseline measured in the same
+ * run. The service runs in its own process.
+ */
+import { Agent, request } from 'node:http';
+import { measure, startServiceProcess, table, type BenchSection } from './lib.js';
+import { startProviderSimulator } from '../sim/communications/provider.js';
+import { whatsAppMessage } from '../sim/communications/payloads.js';
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const API_KEY = 'bench-communications-key';
+
+function send(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', () => resolve({ status: 0, text: '' }));
+    req.end(body);
+  });
+}
+
+const pct = (values: number[], p: number) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+const now = () => performance.timeOrigin + performance.now();
+
+export async function run(): Promise<BenchSection> {
+  const sim = await startProviderSimulator({ apiKey: API_KEY });
+  const service = await startServiceProcess<{ baseUrl: string; token: string; kind: string }>(new URL('./outbound-server.child.ts', import.meta.url), {
+    COMMUNICATIONS_BASE_URL: sim.url,
+    COMMUNICATIONS_API_KEY: API_KEY,
+  });
+  const { baseUrl, token, kind } = service.ready;
+  try {
+    // 100 customers write first (the service window is open), then agents answer them.
+    const chats = Array.from({ length: 100 }, (_, i) => `5025577${String(i).padStart(4, '0')}`);
+    for (const from of chats) {
+      await fetch(`${baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'BENCH-OUT' }, { from, text: 'hola' })) });
+    }
+    let conversations: number[] = [];
+    for (let i = 0; i < 100 && conversations.length < chats.length; i++) {
+      const res = (await (await fetch(`${baseUrl}/api/interactions/conversations?limit=100`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { id: number }[] };
+      conversations = res.data.map((c) => c.id);
+      if (conversations.length < chats.length) await new Promise((r) => setTimeout(r, 100));
+    }
+
+    const baseline = await measure({ title: 'GET /api/permissions/me (auth-only baseline)', url: `${baseUrl}/api/permissions/me`, headers: { authorization: `Bearer ${token}` }, connections: 50, warmupSeconds: 2 });
+
+    const rate = 200;
+    const seconds = Number(process.env.BENCH_OUTBOUND_SECONDS ?? 20);
+    const total = rate * seconds;
+    const requestedAt = new Map<string, number>();
+    const api: number[] = [];
+    let non202 = 0;
+    const started = performance.now();
+    const inflight: Promise<void>[] = [];
+    sim.reset();
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const text = `bench reply ${i}`;
+      const t0 = performance.now();
+      requestedAt.set(text, now());
+      inflight.push(
+        send(`${baseUrl}/api/interactions/conversations/${conversations[i % conversations.length]}/messages/text`, token, JSON.stringify({ body: text })).then((r) => {
+          api.push(performance.now() - t0);
+          if (r.status !== 202) non202++;
+        }),
+      );
+    }
+    await Promise.all(inflight);
+    const achieved = total / ((performance.now() - started) / 1000);
+    await sim.waitForDeliveries(total - non202, 30_000).catch(() => undefined);
+    const seen = new Map<string, number>();
+    const toProvider: number[] = [];
+    for (const d of sim.deliveries) {
+      const text = (d.body.text as { body: string }).body;
+      seen.set(text, (seen.get(text) ?? 0) + 1);
+      const t0 = requestedAt.get(text);
+      if (t0 !== undefined && seen.get(text) === 1) toProvider.push(d.receivedAt - t0);
+    }
+    const duplicates = [...seen.values()].filter((n) => n > 1).length;
+    const delivered = seen.size;
+    const markdown = [
+      `Database: ${kind}. ${seconds} s at ${rate} sends/s into 100 conversations; the communications simulator answers at once. Latencies in ms.`,
+      '',
+      table([baseline], baseline.title),
+      '',
+      '| target sends/s | achieved | API p50 | API p99 | send→provider p50 | send→provider p99 | delivered | duplicates | non-202 |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${rate} | ${achieved.toFixed(0)} | ${pct(api, 50).toFixed(1)} | ${pct(api, 99).toFixed(1)} | ${pct(toProvider, 50).toFixed(1)} | ${pct(toProvider, 99).toFixed(1)} | ${delivered}/${total} | ${duplicates} | ${non202} |`,
+      '',
+      `Baseline req/s over the send rate: ${(baseline.requestsPerSecond / rate).toFixed(1)}×.`,
+    ].join('\n');
+    return {
+      title: 'Outbound sending (conversations out)',
+      markdown,
+      checks: [
+        { name: 'API p99 < 50 ms at 200 sends/s', ok: pct(api, 99) < 50, detail: `${pct(api, 99).toFixed(1)} ms` },
+        { name: 'send-to-provider p99 < 250 ms', ok: pct(toProvider, 99) < 250, detail: `${pct(toProvider, 99).toFixed(1)} ms` },
+        { name: 'every message delivered once, no duplicates', ok: duplicates === 0 && delivered === total && non202 === 0, detail: `delivered ${delivered}/${total}, duplicates ${duplicates}, non-202 ${non202}` },
+      ],
+    };
+  } finally {
+    await service.stop();
+    await sim.close();
+  }
+}
