@@ -5,7 +5,11 @@
  * COMMUNICATIONS_API_KEY; COMMUNICATIONS_ENTITY_ID_HARD, when set, replaces the communications entity id
  * of every entity (testing against one shared account). Secrets (api_key, meta_access_token) are sealed
  * at rest (platform/crypto/sealed-box, bound to the entity) and never returned: `read` masks them.
+ *
+ * Resolved targets are cached per entity for `TARGET_TTL_MS` (every send and every send attempt resolves
+ * one); a change made here clears this instance's entry at once, another instance sees it within the TTL.
  */
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';
 import type { SealedBox } from '../../platform/crypto/sealed-box.js';
 import { unprocessable } from '../../platform/errors.js';
@@ -45,11 +49,15 @@ export interface CommunicationsConfigService {
   metaAccessToken(entityId: number): Promise<string | null>;
 }
 
+/** How long a resolved target is reused (docs/decisions.md, "Conversations out"). */
+export const TARGET_TTL_MS = 10_000;
+
 export function createCommunicationsConfigService(deps: {
   db: Db;
   box: SealedBox;
   fallback: { baseUrl: string | undefined; apiKey: string | undefined; entityIdHard: number | undefined };
 }): CommunicationsConfigService {
+  const targets = new LRUCache<number, CommunicationsTarget>({ max: 10_000, ttl: TARGET_TTL_MS });
   const scope = (entityId: number, field: string) => `communications-config|${entityId}|${field}`;
   const open = (entityId: number, field: string, sealed: string | null) => (sealed === null ? null : (deps.box.open(sealed, scope(entityId, field)) ?? null));
   const mask = (secret: string | null) => ({ configured: secret !== null, last4: secret !== null && secret.length >= 8 ? secret.slice(-4) : null });
@@ -63,6 +71,8 @@ export function createCommunicationsConfigService(deps: {
   });
   return {
     async resolveTarget(entityId) {
+      const cached = targets.get(entityId);
+      if (cached !== undefined) return cached;
       const row = await repo.findConfig(deps.db, entityId);
       const baseUrl = row?.baseUrl ?? deps.fallback.baseUrl;
       const apiKey = open(entityId, 'api_key', row?.apiKeyEncrypted ?? null) ?? deps.fallback.apiKey;
@@ -70,12 +80,14 @@ export function createCommunicationsConfigService(deps: {
         throw unprocessable('communications_not_configured', 'The entity has no communications service configured (base URL and API key)');
       }
       const hard = deps.fallback.entityIdHard;
-      return {
+      const target = {
         baseUrl: baseUrl.replace(/\/+$/, ''),
         apiKey,
         communicationsEntityId: hard !== undefined ? String(hard) : (row?.communicationsEntityId ?? null),
         externalAppId: row?.externalAppId ?? null,
       };
+      targets.set(entityId, target);
+      return target;
     },
     async read(entityId) {
       return view(entityId, await repo.findConfig(deps.db, entityId));
@@ -89,6 +101,7 @@ export function createCommunicationsConfigService(deps: {
       if (patch.meta_access_token !== undefined) {
         values.metaAccessTokenEncrypted = patch.meta_access_token === null ? null : deps.box.seal(patch.meta_access_token, scope(entityId, 'meta_access_token'));
       }
+      targets.delete(entityId);
       return view(entityId, await repo.upsertConfig(deps.db, entityId, values));
     },
     async metaAccessToken(entityId) {

@@ -4,7 +4,7 @@
  * inbound.repository's `applyStatus`, which only moves a status forward.
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { queryRows, type Db } from '../../db/client.js';
 import { conversation } from './conversation.table.js';
 import { entityChannelAccount } from './entity-channel-account.table.js';
 import { message } from './message.table.js';
@@ -77,13 +77,18 @@ export async function getMessage(db: Db, id: number, lock = false): Promise<Mess
   return row;
 }
 
-/** Counts one more send attempt of a pending message; undefined when it is no longer pending. */
-export async function countAttempt(db: Db, id: number): Promise<MessageRow | undefined> {
+/**
+ * Counts one more send attempt of a pending message and returns it with the chat and the account it
+ * leaves from, in one statement; undefined when it is no longer pending.
+ */
+export async function countAttempt(db: Db, id: number): Promise<{ message: MessageRow; externalChatId: string; externalAccountId: string } | undefined> {
   const [row] = await db
     .update(message)
     .set({ sendAttempts: sql`${message.sendAttempts} + 1` })
-    .where(and(eq(message.id, id), eq(message.status, 'pending')))
-    .returning();
+    .from(conversation)
+    .innerJoin(entityChannelAccount, eq(entityChannelAccount.id, conversation.entityChannelAccountId))
+    .where(and(eq(message.id, id), eq(message.status, 'pending'), eq(conversation.id, message.conversationId)))
+    .returning({ message, externalChatId: conversation.externalChatId, externalAccountId: entityChannelAccount.externalAccountId });
   return row;
 }
 
@@ -93,26 +98,31 @@ export async function countAttempt(db: Db, id: number): Promise<MessageRow | und
  * wins) and the stub removed, so the message keeps one row and its full delivery history.
  */
 export async function recordAccepted(db: Db, m: MessageRow, providerMessageId: string, at: Date): Promise<MessageRow | undefined> {
-  const [stub] = await db
-    .delete(message)
-    .where(and(eq(message.entityId, m.entityId), eq(message.externalMessageId, providerMessageId), sql`${message.id} <> ${m.id}`))
-    .returning();
-  const rank = Math.max(STATUS_RANK.sent, stub?.statusRank ?? 0);
-  const [row] = await db
-    .update(message)
-    .set({
-      externalMessageId: providerMessageId,
-      status: rank === STATUS_RANK.sent ? 'sent' : stub!.status,
-      statusRank: rank,
-      sentAt: stub?.sentAt ?? at,
-      deliveredAt: stub?.deliveredAt ?? null,
-      readAt: stub?.readAt ?? null,
-      failedAt: stub?.failedAt ?? null,
-      errors: stub?.errors ?? null,
-    })
-    .where(and(eq(message.id, m.id), eq(message.status, 'pending')))
-    .returning();
-  return row;
+  // One statement (no transaction round trips): the stub, if any, is deleted and folded in atomically.
+  const rows = await queryRows<{ status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown }>(
+    db,
+    sql`
+    with stub as (
+      delete from message
+      where entity_id = ${m.entityId} and external_message_id = ${providerMessageId} and id <> ${m.id}
+      returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors
+    )
+    update message set
+      external_message_id = ${providerMessageId},
+      status = case when coalesce((select status_rank from stub), 0) > ${STATUS_RANK.sent} then (select status from stub) else 'sent' end,
+      status_rank = greatest(${STATUS_RANK.sent}, coalesce((select status_rank from stub), 0)),
+      sent_at = coalesce((select sent_at from stub), ${at.toISOString()}::timestamptz),
+      delivered_at = (select delivered_at from stub),
+      read_at = (select read_at from stub),
+      failed_at = (select failed_at from stub),
+      errors = (select errors from stub)
+    where id = ${m.id} and status = 'pending'
+    returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors`,
+  );
+  const r = rows[0];
+  if (r === undefined) return undefined;
+  const time = (v: string | Date | null) => (v === null ? null : new Date(v));
+  return { ...m, externalMessageId: providerMessageId, status: r.status, statusRank: r.status_rank, sentAt: time(r.sent_at), deliveredAt: time(r.delivered_at), readAt: time(r.read_at), failedAt: time(r.failed_at), errors: r.errors };
 }
 
 /** Marks a pending message failed with the platform's error. */

@@ -103,11 +103,10 @@ export function createOutboundService(deps: {
 
   /** One attempt to send message `messageId` (the `interactions.message.send` job). */
   async function deliver(messageId: number, job: JobContext): Promise<void> {
-    const m = await repo.countAttempt(db, messageId);
-    if (!m) return; // already sent or failed: a repeated job does nothing
+    const claimed = await repo.countAttempt(db, messageId);
+    if (!claimed) return; // already sent or failed: a repeated job does nothing
+    const { message: m, externalChatId, externalAccountId } = claimed;
     const content = m.content as StoredOutbound;
-    const sending = await repo.findSendingConversation(db, m.entityId, m.conversationId);
-    if (!sending) return;
     let message = content.platform_message;
     try {
       const target = await deps.config.resolveTarget(m.entityId);
@@ -116,14 +115,10 @@ export function createOutboundService(deps: {
         if (link === undefined) return await fail(m, { code: 'media_unavailable', title: 'The media object is no longer available' });
         message = withMediaLink(message, link);
       }
-      const account = { platform: content.platform, accountId: sending.account.externalAccountId };
+      const account = { platform: content.platform, accountId: externalAccountId };
       const { providerMessageId } = await deps.client.sendMessage(target, account, { idempotencyKey: m.clientMessageId!, message });
-      const out = new AfterCommit();
-      await transaction(db, async (tx) => {
-        const row = await repo.recordAccepted(tx, m, providerMessageId, now());
-        if (row) emitMessageStatus(out, row, sending.conversation.externalChatId);
-      });
-      await out.publish(deps);
+      const row = await repo.recordAccepted(db, m, providerMessageId, now());
+      if (row) emitMessageStatus(deps.realtime, row, externalChatId);
     } catch (err) {
       if (isCommunicationsError(err)) {
         const error = { code: err.details.providerCode ?? err.kind, kind: err.kind, title: err.message };
