@@ -8,7 +8,12 @@ import { createDirectoryService } from '../src/modules/identity/index.js';
 import { entityChannelAccount } from '../src/modules/interactions/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
-const server = await startServer({ LOG_LEVEL: 'warn', COMMUNICATIONS_BASE_URL: process.env.COMMUNICATIONS_BASE_URL, COMMUNICATIONS_API_KEY: process.env.COMMUNICATIONS_API_KEY });
+const server = await startServer({
+  LOG_LEVEL: 'warn',
+  COMMUNICATIONS_BASE_URL: process.env.COMMUNICATIONS_BASE_URL,
+  COMMUNICATIONS_API_KEY: process.env.COMMUNICATIONS_API_KEY,
+  DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
+});
 const db = server.database.db;
 const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench outbound' });
