@@ -975,23 +975,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/interactions/conversations/{id}/messages/text": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a text message */
-        post: operations["postInteractionsConversationsByIdMessagesText"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/interactions/conversations/{id}/messages/image": {
         parameters: {
             query?: never;
@@ -1001,7 +984,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send an image (platform media id, link or media object) */
+        /**
+         * Send an image (platform media id, link or media object)
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         */
         post: operations["postInteractionsConversationsByIdMessagesImage"];
         delete?: never;
         options?: never;
@@ -1018,7 +1004,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a video */
+        /**
+         * Send a video
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         */
         post: operations["postInteractionsConversationsByIdMessagesVideo"];
         delete?: never;
         options?: never;
@@ -1035,7 +1024,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send an audio or voice note */
+        /**
+         * Send an audio or voice note
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         */
         post: operations["postInteractionsConversationsByIdMessagesAudio"];
         delete?: never;
         options?: never;
@@ -1052,8 +1044,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a document */
+        /**
+         * Send a document
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         */
         post: operations["postInteractionsConversationsByIdMessagesDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/messages/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a text message */
+        post: operations["postInteractionsConversationsByIdMessagesText"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8019,103 +8031,6 @@ export interface operations {
             };
         };
     };
-    postInteractionsConversationsByIdMessagesText: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    body: string;
-                    preview_url?: boolean;
-                    /** @description Our id of the message this one replies to (same conversation) */
-                    reply_to_message_id?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        conversation_id: number;
-                        /** @enum {unknown} */
-                        direction: "inbound" | "outbound";
-                        type: string;
-                        text: string | null;
-                        content: {
-                            [key: string]: unknown;
-                        };
-                        external_message_id: string;
-                        reply_to_external_id: string | null;
-                        media_id: string | null;
-                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
-                        sent_at: string | null;
-                        delivered_at: string | null;
-                        read_at: string | null;
-                        failed_at: string | null;
-                        errors: unknown[] | null;
-                        /** Format: date-time */
-                        occurred_at: string;
-                    };
-                };
-            };
-            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or expired Bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in the active entity */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     postInteractionsConversationsByIdMessagesImage: {
         parameters: {
             query?: never;
@@ -8132,8 +8047,18 @@ export interface operations {
                     id?: string;
                     /** Format: uri */
                     link?: string;
-                    /** @description A ready media object of the entity (sent as a signed link) */
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
+                    caption?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file
+                     */
+                    file: string;
                     caption?: string;
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
@@ -8234,8 +8159,18 @@ export interface operations {
                     id?: string;
                     /** Format: uri */
                     link?: string;
-                    /** @description A ready media object of the entity (sent as a signed link) */
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
+                    caption?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file
+                     */
+                    file: string;
                     caption?: string;
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
@@ -8336,8 +8271,18 @@ export interface operations {
                     id?: string;
                     /** Format: uri */
                     link?: string;
-                    /** @description A ready media object of the entity (sent as a signed link) */
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
+                    voice?: boolean;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file
+                     */
+                    file: string;
                     voice?: boolean;
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
@@ -8438,10 +8383,118 @@ export interface operations {
                     id?: string;
                     /** Format: uri */
                     link?: string;
-                    /** @description A ready media object of the entity (sent as a signed link) */
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
                     caption?: string;
                     filename?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file
+                     */
+                    file: string;
+                    caption?: string;
+                    filename?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdMessagesText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    preview_url?: boolean;
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
                 };
@@ -8541,7 +8594,7 @@ export interface operations {
                     id?: string;
                     /** Format: uri */
                     link?: string;
-                    /** @description A ready media object of the entity (sent as a signed link) */
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;

@@ -53,7 +53,7 @@ export async function registerInteractionsModule(
   app: FastifyInstance,
   ctx: AppContext,
   identity: IdentityService,
-  media: Pick<MediaService, 'downloadUrls'>,
+  media: Pick<MediaService, 'downloadUrls' | 'summaries' | 'ingest'>,
   options: { workers: boolean },
 ): Promise<{ outbound: OutboundService; communications: CommunicationsOperations }> {
   const worker = createInboxWorker({
@@ -98,14 +98,18 @@ export async function registerInteractionsModule(
     realtime: ctx.realtime,
     client: communications,
     config: communicationsConfig,
-    mediaLinks: async (entityId, ids) => new Map([...(await media.downloadUrls(entityId, ids))].map(([id, signed]) => [id, signed.url])),
+    media: {
+      status: async (entityId, id) => (await media.summaries(entityId, [id])).get(id)?.status,
+      // Links the platform fetches must be absolute: the embedded store signs paths of this service.
+      link: async (entityId, id) => (await media.downloadUrls(entityId, [id], publicOrigin(app, ctx.config.publicBaseUrl))).get(id)?.url,
+    },
     log: ctx.log,
   });
   await outbound.start(options);
   await registerBareAndApi(app, conversationRoutes, {
     service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) }),
   });
-  await registerBareAndApi(app, outboundRoutes, { service: outbound });
+  await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
   await registerBareAndApi(app, templateRoutes, { service: templates });
   const failures = new Counter({ name: 'interactions_communications_resync_failures_total', help: 'Automatic communications re-syncs (boot, login) that failed', labelNames: ['operation'] as const, registers: [] });
   app.metrics.registerMetric(failures);
@@ -118,4 +122,11 @@ export async function registerInteractionsModule(
   await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
   return { outbound, communications: operations };
+}
+
+/** PUBLIC_BASE_URL, else the address this process listens on (development and tests). */
+function publicOrigin(app: FastifyInstance, publicBaseUrl: string | undefined): string | undefined {
+  if (publicBaseUrl !== undefined) return publicBaseUrl.replace(/\/+$/, '');
+  const address = app.server.address();
+  return typeof address === 'object' && address !== null ? `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}` : undefined;
 }

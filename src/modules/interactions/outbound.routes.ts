@@ -1,9 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import multipart from '@fastify/multipart';
+import { Value } from 'typebox/value';
+import { validationFailed } from '../../platform/errors.js';
 import { principalOf } from '../../platform/auth/guard.js';
 import { problemResponse } from '../../platform/http/openapi.js';
 import { IdParams, MessageResponse } from './conversation.schemas.js';
 import { MessageParams, OUTBOUND_KINDS, type AnyOutboundBody, type OutboundKind } from './outbound.schemas.js';
 import type { OutboundService } from './outbound.service.js';
+import type { MediaService } from '../media/index.js';
+import { MEDIA_SIZE_LIMITS } from '../media/index.js';
 
 const SUMMARY: Record<OutboundKind, string> = {
   text: 'Send a text message',
@@ -22,6 +27,31 @@ const SUMMARY: Record<OutboundKind, string> = {
   'interactive/cta-url-image': 'Send a call-to-action URL button with an image header (WhatsApp)',
 };
 
+/** The kinds SPEC sends as multipart (they also take JSON). */
+const MULTIPART_KINDS = ['image', 'video', 'audio', 'document'] as const;
+/** The largest file any kind accepts (documents, 100 MB); each route applies its kind's limit. */
+const MAX_UPLOAD_BYTES = Math.max(...Object.values(MEDIA_SIZE_LIMITS));
+
+/** What the sending routes need of the media module: storing a file received in a request. */
+export type MediaIngest = Pick<MediaService, 'ingest'>;
+
+/**
+ * The multipart form of a media kind, for the document only: it has no `type`, so it also holds for the
+ * absent parsed body of a multipart request (the handler checks the fields itself).
+ */
+function multipartSchema(kind: (typeof MULTIPART_KINDS)[number]) {
+  const json = OUTBOUND_KINDS[kind] as unknown as { properties: Record<string, object> };
+  const { id: _id, link: _link, media_id: _mediaId, ...fields } = json.properties;
+  return { properties: { file: { type: 'string', format: 'binary', description: 'The file' }, ...fields }, required: ['file'] };
+}
+
+/** Form fields are text: the JSON body's number (`reply_to_message_id`) and boolean (`voice`) are read back from it. */
+function coerceField(name: string, value: unknown): unknown {
+  if (name === 'voice' && (value === 'true' || value === 'false')) return value === 'true';
+  if (name === 'reply_to_message_id' && typeof value === 'string' && /^[0-9]{1,10}$/.test(value)) return Number(value);
+  return value;
+}
+
 const SEND_ERRORS = {
   422: problemResponse(
     '`outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured`',
@@ -33,10 +63,51 @@ const SEND_ERRORS = {
  * `.../messages/:messageId/retry` (served bare and under /api). Answers 202 with the stored `pending`
  * message; its delivery statuses follow on the sockets (`interaction.message.status`).
  */
-export const outboundRoutes: FastifyPluginAsyncTypebox<{ service: OutboundService }> = async (app, { service }) => {
+export const outboundRoutes: FastifyPluginAsyncTypebox<{ service: OutboundService; media: MediaIngest }> = async (app, { service, media }) => {
   const tags = ['interactions'];
   const jwt = { auth: 'jwt' as const };
-  for (const kind of Object.keys(OUTBOUND_KINDS) as OutboundKind[]) {
+  // One file per request, streamed (never buffered whole); the kind's own limit is applied per route.
+  await app.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 4096, fileSize: MAX_UPLOAD_BYTES } });
+  for (const kind of MULTIPART_KINDS) {
+    app.post(
+      `/interactions/conversations/:id/messages/${kind}`,
+      {
+        config: jwt,
+        schema: {
+          tags,
+          summary: SUMMARY[kind],
+          description: 'JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.',
+          params: IdParams,
+          body: { content: { 'application/json': { schema: OUTBOUND_KINDS[kind] }, 'multipart/form-data': { schema: multipartSchema(kind) } } },
+          response: { 202: MessageResponse, ...SEND_ERRORS },
+        },
+      },
+      async (request, reply) => {
+        const p = principalOf(request);
+        let body = request.body as Record<string, unknown>;
+        if (request.isMultipart()) {
+          const part = await request.file({ limits: { fileSize: MEDIA_SIZE_LIMITS[kind] } });
+          if (!part) throw validationFailed([{ field: '/body/file', message: 'a multipart send needs the file in `file`' }]);
+          const fields = Object.fromEntries(
+            Object.entries(part.fields)
+              .filter(([name, f]) => name !== 'file' && f !== undefined && !Array.isArray(f) && f.type === 'field')
+              .map(([name, f]) => [name, coerceField(name, (f as { value: unknown }).value)]),
+          );
+          const schema = OUTBOUND_KINDS[kind];
+          if (!Value.Check(schema, { ...fields, media_id: 1 })) {
+            const errors = [...Value.Errors(schema, { ...fields, media_id: 1 })].map((e) => ({ field: `/body${e.instancePath}`, message: e.message }));
+            part.file.resume();
+            throw validationFailed(errors.length > 0 ? errors : [{ field: '/body', message: 'invalid form fields' }]);
+          }
+          const stored = await media.ingest(p, { file: part.file, fileName: part.filename || `${kind}`, contentType: part.mimetype, kind, voiceNote: fields.voice === true ? true : undefined, truncated: () => part.file.truncated });
+          body = { ...fields, media_id: stored.id };
+        }
+        const message = await service.send({ entityId: p.entityId, employeeId: p.employeeId }, request.params.id, { kind, body });
+        return reply.code(202).send(message);
+      },
+    );
+  }
+  for (const kind of (Object.keys(OUTBOUND_KINDS) as OutboundKind[]).filter((k) => !(MULTIPART_KINDS as readonly string[]).includes(k))) {
     app.post(
       `/interactions/conversations/:id/messages/${kind}`,
       { config: jwt, schema: { tags, summary: SUMMARY[kind], params: IdParams, body: OUTBOUND_KINDS[kind], response: { 202: MessageResponse, ...SEND_ERRORS } } },

@@ -18,7 +18,7 @@ export const TextMessageBody = Type.Object({ body: Text(4096), preview_url: Type
 const mediaSource = {
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A platform media id' })),
   link: Type.Optional(Url),
-  media_id: Type.Optional(IdOf('A ready media object of the entity (sent as a signed link)')),
+  media_id: Type.Optional(IdOf('A media object of the entity, ready or processing (sent as a signed link once ready)')),
 };
 export const ImageMessageBody = Type.Object({ ...mediaSource, caption: Type.Optional(Text(1024)), ...ReplyTo }, strict);
 export const VideoMessageBody = ImageMessageBody;

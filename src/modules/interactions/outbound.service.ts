@@ -63,8 +63,11 @@ export function createOutboundService(deps: {
   client: CommunicationsClient;
   config: CommunicationsConfigService;
   templates: Pick<TemplateService, 'checkSend'>;
-  /** Signed download links of ready media objects of the entity (the media module). */
-  mediaLinks: (entityId: number, ids: number[]) => Promise<Map<number, string>>;
+  /** Media objects of the entity (the media module): their status, and a signed link once ready. */
+  media: {
+    status(entityId: number, id: number): Promise<'pending' | 'processing' | 'ready' | 'failed' | undefined>;
+    link(entityId: number, id: number): Promise<string | undefined>;
+  };
   log: FastifyBaseLogger;
   now?: () => Date;
 }): OutboundService {
@@ -88,9 +91,10 @@ export function createOutboundService(deps: {
       const sources = [body.id, body.link, body.media_id].filter((v) => v !== undefined).length;
       if (sources !== 1) throw validationFailed([{ field: '/body', message: 'give exactly one of id, link or media_id' }]);
       if (body.media_id !== undefined) {
-        const link = (await deps.mediaLinks(entityId, [body.media_id])).get(body.media_id);
-        if (link === undefined) throw validationFailed([{ field: '/body/media_id', message: 'must be a ready media object of the entity' }]);
-        refs.mediaLink = link;
+        const status = await deps.media.status(entityId, body.media_id);
+        if (status !== 'ready' && status !== 'processing') throw validationFailed([{ field: '/body/media_id', message: 'must be a media object of the entity, ready or processing' }]);
+        // The link is signed at each send attempt (links expire; a processing object has none yet).
+        refs.mediaLink = `crm-media:${body.media_id}`;
         refs.mediaObjectId = body.media_id;
       }
     }
@@ -111,8 +115,11 @@ export function createOutboundService(deps: {
     try {
       const target = await deps.config.resolveTarget(m.entityId);
       if (content.media_object_id !== undefined) {
-        const link = (await deps.mediaLinks(m.entityId, [content.media_object_id])).get(content.media_object_id);
-        if (link === undefined) return await fail(m, { code: 'media_unavailable', title: 'The media object is no longer available' });
+        const status = await deps.media.status(m.entityId, content.media_object_id);
+        const lastAttempt = job.attempt > job.retryLimit;
+        if (status === 'processing' && !lastAttempt) throw new Error(`media ${content.media_object_id} is still processing`); // retried with backoff
+        const link = status === 'ready' ? await deps.media.link(m.entityId, content.media_object_id) : undefined;
+        if (link === undefined) return await fail(m, { code: 'media_unavailable', title: `The media object is ${status ?? 'gone'}` });
         message = withMediaLink(message, link);
       }
       const account = { platform: content.platform, accountId: externalAccountId };

@@ -8,7 +8,12 @@
  */
 import { transaction } from '../../platform/queue/transaction.js';
 import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -141,6 +146,32 @@ export function createMediaService(deps: MediaServiceDeps) {
       });
       if (!moved) return { media: respond((await findMedia(db, caller.entityId, row.id))!) };
       return { media: respond(moved) };
+    },
+
+    /**
+     * Steps 1-5 in one call, for files that reach the service itself (a multipart message send): `file` is
+     * spooled to a temporary file (never held in memory), stored, then finalized like an upload (type
+     * sniffed, processing dispatched). `truncated()` tells whether the multipart parser cut the file at its
+     * size limit (400 `media_too_large`). Returns the media object, `processing`.
+     */
+    async ingest(
+      caller: Principal,
+      input: { file: Readable; fileName: string; contentType: string; kind: MediaKind; voiceNote?: boolean | undefined; truncated: () => boolean },
+    ): Promise<MediaObjectResponse> {
+      const dir = await mkdtemp(join(tmpdir(), 'media-ingest-'));
+      try {
+        const path = join(dir, 'file');
+        await pipeline(input.file, createWriteStream(path));
+        const limit = MEDIA_SIZE_LIMITS[input.kind];
+        const { size } = await stat(path);
+        if (input.truncated() || size > limit) throw badRequest('media_too_large', `A ${input.kind} may be at most ${limit} bytes`, { kind: input.kind, limit_bytes: limit, size });
+        if (size === 0) throw validationFailed([{ field: '/body/file', message: 'the file is empty' }]);
+        const { media, upload: _upload } = await this.presignUpload(caller, { file_name: input.fileName, content_type: input.contentType, size, kind: input.kind, ...(input.voiceNote !== undefined ? { voice_note: input.voiceNote } : {}) });
+        await storage.write(media.original_key, createReadStream(path), { contentType: media.content_type, size });
+        return (await this.finalizeUpload(caller, { media_id: media.id })).media;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     },
 
     /** Step 6, private: a short-lived URL of the caller's own object. */

@@ -3,6 +3,7 @@
  * Meta's reference reproduced exactly, replies and reactions by our ids, the service window, channel
  * limits, failures, retries and delivery statuses posted back by the simulator.
  */
+import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
@@ -155,6 +156,35 @@ describe('sending every kind', () => {
     const res = await sendKind('text', { body: 'x', reply_to_message_id: foreign });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].field).toBe('/body/reply_to_message_id');
+  });
+});
+
+describe('media sent as multipart', () => {
+  it('stores the file as a media object, waits for its processing and sends it as a link with the form\'s caption', async () => {
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer();
+    const form = new FormData();
+    form.append('caption', 'Nuestro catálogo');
+    form.append('file', new Blob([png], { type: 'image/png' }), 'catalogo.png');
+    const res = await fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/image`, { method: 'POST', headers: bearer(token), body: form });
+    expect(res.status).toBe(202);
+    const message = (await res.json()) as Row;
+    const [delivered] = await sim.waitForDeliveries(1, 15_000);
+    const image = delivered!.body.image as { link: string; caption: string };
+    expect(image.caption).toBe('Nuestro catálogo');
+    expect(image.link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    const bytes = Buffer.from(await (await fetch(image.link)).arrayBuffer());
+    expect((await sharp(bytes).metadata()).width).toBe(32);
+    expect((message.content as { media_object_id: number }).media_object_id).toEqual(expect.any(Number));
+  });
+
+  it('refuses unknown form fields, sending nothing', async () => {
+    const form = new FormData();
+    form.append('colour', 'red');
+    form.append('file', new Blob([Buffer.alloc(64)], { type: 'image/png' }), 'x.png');
+    const res = await fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/image`, { method: 'POST', headers: bearer(token), body: form });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Row).code).toBe('validation_failed');
+    expect(sim.calls).toHaveLength(0);
   });
 });
 
