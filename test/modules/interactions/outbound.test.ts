@@ -217,6 +217,7 @@ describe('templates', () => {
     const listed = await t.app.inject({ method: 'GET', url: '/interactions/templates?sync=true', headers: bearer(token) });
     expect(listed.json().data.find((x: Row) => x.name === 'order_ready').status).toBe('approved');
     expect((await send()).statusCode).toBe(202);
+    await sim.waitForDeliveries(1); // before the next test resets the simulator
     expect((await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'x' }] })).json().code).toBe('already_exists');
   });
 
