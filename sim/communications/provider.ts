@@ -115,6 +115,13 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
     return { data: [...templates.values()].map(({ body: _body, ...t }) => t) };
   });
+  app.put<{ Params: { id: string }; Body: object }>('/v1/whatsapp/templates/:id', async (req, reply) => {
+    if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
+    const template = templates.get(req.params.id);
+    if (!template) return reply.code(404).send({ error: { message: 'Template not found', code: 100 } });
+    Object.assign(template, { status: templateReview, body: Object.assign({}, template.body, req.body) });
+    return { success: true, status: templateReview };
+  });
   app.delete<{ Params: { id: string } }>('/v1/whatsapp/templates/:id', async (req, reply) => {
     if (!authorized(req.headers['x-api-key'])) return reply.code(401).send({ error: { message: 'Invalid API key', code: 190 } });
     if (!templates.delete(req.params.id)) return reply.code(404).send({ error: { message: 'Template not found', code: 100 } });

@@ -38,6 +38,8 @@ export interface CommunicationsClient {
   createTemplate(target: CommunicationsTarget, template: ProviderTemplateInput): Promise<{ providerTemplateId: string; status: string }>;
   /** The entity's templates there, with their review status. */
   listTemplates(target: CommunicationsTarget): Promise<ProviderTemplate[]>;
+  /** Submits a changed template for review again; returns its new status. */
+  updateTemplate(target: CommunicationsTarget, providerTemplateId: string, template: Pick<ProviderTemplateInput, 'category' | 'components'>): Promise<{ status: string }>;
   deleteTemplate(target: CommunicationsTarget, providerTemplateId: string): Promise<void>;
   /** Registers `url` as the webhook the service posts the entity's platform events to. */
   registerWebhook(target: CommunicationsTarget, url: string): Promise<void>;
@@ -95,8 +97,7 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
     try {
       res = await fetch(`${target.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
-      const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-      throw new CommunicationsError(timedOut ? 'timeout' : 'transient', timedOut ? `no answer within ${timeoutMs} ms` : `communications service unreachable: ${(err as Error).message}`, { status: null });
+      throw unreachable(err, timeoutMs);
     }
     let parsed: unknown = null;
     try {
@@ -139,8 +140,7 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
       try {
         res = await fetch(`${target.baseUrl}/v1/media/${encodeURIComponent(providerMediaId)}`, { headers, signal: AbortSignal.timeout(timeoutMs) });
       } catch (err) {
-        const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-        throw new CommunicationsError(timedOut ? 'timeout' : 'transient', `media download failed: ${(err as Error).message}`, { status: null });
+        throw unreachable(err, timeoutMs);
       }
       if (res.status !== 200 && res.status !== 206 && res.status !== 416) {
         const text = await res.text().catch(() => '');
@@ -164,10 +164,21 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
       const id = body?.communications_entity_id;
       return { communicationsEntityId: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
     },
+    async updateTemplate(target, providerTemplateId, template) {
+      const body = (await post(target, `/v1/whatsapp/templates/${encodeURIComponent(providerTemplateId)}`, template, null, 'PUT')) as { status?: unknown } | null;
+      if (typeof body?.status !== 'string') throw new CommunicationsError('transient', 'communications service answered a template update without status', { status: 200, body });
+      return { status: body.status };
+    },
     async deleteTemplate(target, providerTemplateId) {
       await post(target, `/v1/whatsapp/templates/${encodeURIComponent(providerTemplateId)}`, undefined, null, 'DELETE');
     },
   };
+}
+
+/** A call that got no answer: `timeout` when the client gave up, `transient` for network errors. */
+function unreachable(err: unknown, timeoutMs: number): CommunicationsError {
+  const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+  return new CommunicationsError(timedOut ? 'timeout' : 'transient', timedOut ? `no answer within ${timeoutMs} ms` : `communications service unreachable: ${(err as Error).message}`, { status: null });
 }
 
 /** `text` as JSON, or the text itself when it is not JSON (null when empty). */

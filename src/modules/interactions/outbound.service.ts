@@ -119,7 +119,7 @@ export function createOutboundService(deps: {
         const lastAttempt = job.attempt > job.retryLimit;
         if (status === 'processing' && !lastAttempt) throw new Error(`media ${content.media_object_id} is still processing`); // retried with backoff
         const link = status === 'ready' ? await deps.media.link(m.entityId, content.media_object_id) : undefined;
-        if (link === undefined) return await fail(m, { code: 'media_unavailable', title: `The media object is ${status ?? 'gone'}` });
+        if (link === undefined) return await fail(m, externalChatId, { code: 'media_unavailable', title: `The media object is ${status ?? 'gone'}` });
         message = withMediaLink(message, link);
       }
       const account = { platform: content.platform, accountId: externalAccountId };
@@ -131,19 +131,18 @@ export function createOutboundService(deps: {
         const error = { code: err.details.providerCode ?? err.kind, kind: err.kind, title: err.message };
         const lastAttempt = job.attempt > job.retryLimit;
         if (err.retryable && !lastAttempt) throw err; // the queue retries with backoff
-        return await fail(m, error);
+        return await fail(m, externalChatId, error);
       }
-      if ((err as { code?: string }).code === 'communications_not_configured') return await fail(m, { code: 'communications_not_configured', title: (err as Error).message });
+      if ((err as { code?: string }).code === 'communications_not_configured') return await fail(m, externalChatId, { code: 'communications_not_configured', title: (err as Error).message });
       throw err;
     }
   }
 
-  async function fail(m: MessageRow, error: Record<string, unknown>): Promise<void> {
+  async function fail(m: MessageRow, externalChatId: string, error: Record<string, unknown>): Promise<void> {
     const row = await repo.recordFailed(db, m.id, error, now());
     if (!row) return;
     deps.log.warn({ messageId: m.id, entityId: m.entityId, error }, 'outbound message failed');
-    const sending = await repo.findSendingConversation(db, m.entityId, m.conversationId);
-    emitMessageStatus(deps.realtime, row, sending?.conversation.externalChatId ?? null);
+    emitMessageStatus(deps.realtime, row, externalChatId);
   }
 
   return {

@@ -94,9 +94,18 @@ export function createTemplateService(deps: { db: Db; client: CommunicationsClie
       const row = await repo.findTemplate(db, entityId, id);
       if (!row) throw notFound('template', id);
       if (body.components !== undefined) validate(body.components, row.parameterFormat);
-      // A changed template is reviewed again.
-      const updated = await repo.updateTemplate(db, entityId, id, { ...(body.category !== undefined ? { category: body.category } : {}), ...(body.components !== undefined ? { components: body.components } : {}), status: 'pending' });
-      return toResponse(updated!);
+      // A changed template is reviewed again: resubmitted when the platform knows it, else submitted by the next sync.
+      const updated = (await repo.updateTemplate(db, entityId, id, { ...(body.category !== undefined ? { category: body.category } : {}), ...(body.components !== undefined ? { components: body.components } : {}), status: 'pending' }))!;
+      if (updated.providerTemplateId === null) return toResponse(updated);
+      try {
+        const target = await deps.config.resolveTarget(entityId);
+        const answer = await deps.client.updateTemplate(target, updated.providerTemplateId, { category: updated.category.toUpperCase(), components: updated.components as unknown[] });
+        return toResponse((await repo.updateTemplate(db, entityId, id, { status: templateStatusOf(answer.status) }))!);
+      } catch (err) {
+        if (!isCommunicationsError(err) && (err as { code?: string }).code !== 'communications_not_configured') throw err;
+        deps.log.warn({ err, templateId: id }, 'changed template not resubmitted for review');
+        return toResponse(updated);
+      }
     },
     async remove(entityId, id) {
       const row = await repo.findTemplate(db, entityId, id);

@@ -219,6 +219,11 @@ describe('templates', () => {
     expect((await send()).statusCode).toBe(202);
     await sim.waitForDeliveries(1); // before the next test resets the simulator
     expect((await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'x' }] })).json().code).toBe('already_exists');
+    // A change is reviewed again at the platform: pending until the sync sees it approved.
+    const changed = await t.app.inject({ method: 'PATCH', url: `/interactions/templates/${created.json().id}`, headers: bearer(token), payload: { components: [{ type: 'BODY', text: 'Pedido {{1}} listo para recoger', example: { body_text: [['A-1']] } }] } });
+    expect(changed.json()).toMatchObject({ status: 'pending' });
+    expect(sim.templates.get(created.json().provider_template_id as string)).toMatchObject({ status: 'PENDING' });
+    expect((await send()).json().code).toBe('template_not_approved');
   });
 
   it.each([
