@@ -986,7 +986,7 @@ export interface paths {
         put?: never;
         /**
          * Send an image (platform media id, link or media object)
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesImage"];
         delete?: never;
@@ -1006,7 +1006,7 @@ export interface paths {
         put?: never;
         /**
          * Send a video
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesVideo"];
         delete?: never;
@@ -1026,7 +1026,7 @@ export interface paths {
         put?: never;
         /**
          * Send an audio or voice note
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesAudio"];
         delete?: never;
@@ -1046,7 +1046,7 @@ export interface paths {
         put?: never;
         /**
          * Send a document
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesDocument"];
         delete?: never;
@@ -8053,16 +8053,6 @@ export interface operations {
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
                 };
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The file
-                     */
-                    file: string;
-                    caption?: string;
-                    /** @description Our id of the message this one replies to (same conversation) */
-                    reply_to_message_id?: number;
-                };
             };
         };
         responses: {
@@ -8161,16 +8151,6 @@ export interface operations {
                     link?: string;
                     /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
-                    caption?: string;
-                    /** @description Our id of the message this one replies to (same conversation) */
-                    reply_to_message_id?: number;
-                };
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The file
-                     */
-                    file: string;
                     caption?: string;
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
@@ -8277,16 +8257,6 @@ export interface operations {
                     /** @description Our id of the message this one replies to (same conversation) */
                     reply_to_message_id?: number;
                 };
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The file
-                     */
-                    file: string;
-                    voice?: boolean;
-                    /** @description Our id of the message this one replies to (same conversation) */
-                    reply_to_message_id?: number;
-                };
             };
         };
         responses: {
@@ -8385,17 +8355,6 @@ export interface operations {
                     link?: string;
                     /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
                     media_id?: number;
-                    caption?: string;
-                    filename?: string;
-                    /** @description Our id of the message this one replies to (same conversation) */
-                    reply_to_message_id?: number;
-                };
-                "multipart/form-data": {
-                    /**
-                     * Format: binary
-                     * @description The file
-                     */
-                    file: string;
                     caption?: string;
                     filename?: string;
                     /** @description Our id of the message this one replies to (same conversation) */

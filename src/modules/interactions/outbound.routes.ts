@@ -35,16 +35,6 @@ const MAX_UPLOAD_BYTES = Math.max(...Object.values(MEDIA_SIZE_LIMITS));
 /** What the sending routes need of the media module: storing a file received in a request. */
 export type MediaIngest = Pick<MediaService, 'ingest'>;
 
-/**
- * The multipart form of a media kind, for the document only: it has no `type`, so it also holds for the
- * absent parsed body of a multipart request (the handler checks the fields itself).
- */
-function multipartSchema(kind: (typeof MULTIPART_KINDS)[number]) {
-  const json = OUTBOUND_KINDS[kind] as unknown as { properties: Record<string, object> };
-  const { id: _id, link: _link, media_id: _mediaId, ...fields } = json.properties;
-  return { properties: { file: { type: 'string', format: 'binary', description: 'The file' }, ...fields }, required: ['file'] };
-}
-
 /** Form fields are text: the JSON body's number (`reply_to_message_id`) and boolean (`voice`) are read back from it. */
 function coerceField(name: string, value: unknown): unknown {
   if (name === 'voice' && (value === 'true' || value === 'false')) return value === 'true';
@@ -76,9 +66,11 @@ export const outboundRoutes: FastifyPluginAsyncTypebox<{ service: OutboundServic
         schema: {
           tags,
           summary: SUMMARY[kind],
-          description: 'JSON (a platform media `id`, a `link` or a `media_id`), or multipart/form-data with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields as form fields.',
+          description:
+            'JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.',
           params: IdParams,
-          body: { content: { 'application/json': { schema: OUTBOUND_KINDS[kind] }, 'multipart/form-data': { schema: multipartSchema(kind) } } },
+          // Only JSON bodies are validated here: a multipart request has no parsed body, its fields are checked below.
+          body: { content: { 'application/json': { schema: OUTBOUND_KINDS[kind] } } },
           response: { 202: MessageResponse, ...SEND_ERRORS },
         },
       },
