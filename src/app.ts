@@ -37,6 +37,7 @@ import { registerInteractionsModule } from './modules/interactions/index.js';
 import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
+import { registerWorkflowsModule } from './modules/workflows/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -51,6 +52,8 @@ export interface AppDeps {
    * production (see `wantsPrettyLogs`). Redaction applies to both.
    */
   prettyLogs?: boolean;
+  /** The clock of workflow schedules and executions (tests inject one); default the system clock. */
+  now?: () => Date;
 }
 
 /** True when logs go to a terminal outside production: `npm start` and `npm run demo` then log through pino-pretty. */
@@ -163,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerCarteraModule(app, ctx, records);
   const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
   await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
+  await registerWorkflowsModule(app, ctx, { conversations: interactions.automation, records }, { workers: deps.startQueue !== false, now: deps.now });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 

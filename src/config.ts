@@ -54,6 +54,18 @@ export interface Config {
     /** Per-call timeout of the communications client, ms (COMMUNICATIONS_TIMEOUT_MS, default 10 000). */
     timeoutMs: number;
   };
+  workflows: {
+    /** IANA zone of scheduled workflows that name none (`WORKFLOWS_DEFAULT_TIMEZONE`): entities have no zone of their own. */
+    defaultTimezone: string;
+    /** Workflow-caused hops after which events no longer start executions (`WORKFLOWS_MAX_DEPTH`, default 5). */
+    maxDepth: number;
+    /** Addresses a webhook step may reach although private or loopback (`WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES`; on-premise targets, tests). */
+    webhookAllowedAddresses: string[];
+    /** Per-call timeout of a webhook step, ms (`WORKFLOWS_WEBHOOK_TIMEOUT_MS`, default 10 000). */
+    webhookTimeoutMs: number;
+    /** PEM file of extra certificate authorities webhook steps trust (`WORKFLOWS_WEBHOOK_CA_FILE`; a private CA on premises). */
+    webhookCaFile: string | undefined;
+  };
   publicBaseUrl: string | undefined;
   objectStorage: {
     bucket: string | undefined;
@@ -134,6 +146,13 @@ export function loadConfig(env: Env = process.env): Config {
       userWebhookResyncEnabled: read.bool('COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED', false),
       webhookAppSecret: read.string('COMMUNICATIONS_WEBHOOK_APP_SECRET'),
       timeoutMs: read.int('COMMUNICATIONS_TIMEOUT_MS', 10_000, { min: 100 }),
+    },
+    workflows: {
+      defaultTimezone: read.string('WORKFLOWS_DEFAULT_TIMEZONE') ?? 'America/Guatemala',
+      maxDepth: read.int('WORKFLOWS_MAX_DEPTH', 5, { min: 1, max: 50 }),
+      webhookAllowedAddresses: read.list('WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES'),
+      webhookTimeoutMs: read.int('WORKFLOWS_WEBHOOK_TIMEOUT_MS', 10_000, { min: 100 }),
+      webhookCaFile: read.string('WORKFLOWS_WEBHOOK_CA_FILE'),
     },
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
     objectStorage: {

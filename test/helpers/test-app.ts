@@ -30,7 +30,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 /** Builds the app on a fresh database (or on `testDb` when given, to share one across apps). */
-export async function createTestApp(options: { env?: Record<string, string>; testDb?: TestDatabase; startQueue?: boolean } = {}): Promise<TestContext> {
+export async function createTestApp(options: { env?: Record<string, string>; testDb?: TestDatabase; startQueue?: boolean; now?: () => Date } = {}): Promise<TestContext> {
   const testDb = options.testDb ?? (await createTestDatabase());
   const config = testConfig(options.env);
   const app = await buildApp({
@@ -38,6 +38,7 @@ export async function createTestApp(options: { env?: Record<string, string>; tes
     database: testDb.database,
     secrets: { jwtSecret: TEST_JWT_SECRET, erpSessionEncryptionKey: TEST_ERP_KEY, generated: [] },
     startQueue: options.startQueue ?? false,
+    ...(options.now ? { now: options.now } : {}),
   });
   await app.ready();
   return {

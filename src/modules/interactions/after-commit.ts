@@ -4,6 +4,7 @@
  * (never before the commit, so nobody hears of a change that was rolled back). Both lists stay typed:
  * a realtime event is one of `ServerToClientEvents` with its payload, a domain event one of `DomainEventMap`.
  */
+import type { Db } from '../../db/client.js';
 import type { DomainEventMap, EventBus } from '../../platform/events/bus.js';
 import type { RealtimeEmitter, RealtimeTarget, ServerEventName, ServerEventPayload } from '../../platform/realtime/events.js';
 
@@ -13,6 +14,7 @@ type DomainEvent = { [K in keyof DomainEventMap]: { name: K; payload: DomainEven
 export class AfterCommit implements RealtimeEmitter {
   private readonly realtime: RealtimeEvent[] = [];
   private readonly domain: DomainEvent[] = [];
+  private durableEnqueued = false;
 
   toEntity<E extends ServerEventName>(entityId: number, event: E, payload: ServerEventPayload<E>, target: RealtimeTarget = {}): void {
     this.realtime.push({ entityId, event, payload, target } as RealtimeEvent);
@@ -23,10 +25,19 @@ export class AfterCommit implements RealtimeEmitter {
     this.domain.push({ name, payload } as DomainEvent);
   }
 
-  /** Emits the realtime events, then publishes the domain events, each in the order they were collected. */
+  /**
+   * Inside the transaction, before it commits: enqueues the collected domain events for their durable
+   * consumers (workflows) on `tx`, so that an event is delivered to them if and only if the change commits.
+   */
+  async enqueueDurable(tx: Db, events: EventBus): Promise<void> {
+    for (const d of this.domain) await events.enqueueDurable(tx, d.name, d.payload);
+    this.durableEnqueued = true;
+  }
+
+  /** Emits the realtime events, then publishes the domain events in process, each in the order they were collected. */
   async publish(deps: { realtime: RealtimeEmitter; events: EventBus }): Promise<void> {
     for (const r of this.realtime) emit(deps.realtime, r);
-    for (const d of this.domain) await deps.events.publish(d.name, d.payload);
+    for (const d of this.domain) await deps.events.publish(d.name, d.payload, { durableEnqueued: this.durableEnqueued });
   }
 }
 

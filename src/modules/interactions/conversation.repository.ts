@@ -78,3 +78,18 @@ export async function history(db: Db, entityId: number, conversationId: number, 
     .orderBy(desc(message.occurredAtMs), desc(message.id))
     .limit(limit);
 }
+
+/** How an event names its conversation: directly, by the chat of an inbound message, or by the contact (its latest conversation). */
+export type ConversationRef = { conversationId: number } | { entityChannelAccountId: number; externalChatId: string } | { contactId: number };
+
+/** The conversation `ref` names in the entity (for a contact: the one with the latest message). */
+export async function latestConversationOf(db: Db, entityId: number, ref: ConversationRef): Promise<{ id: number } | undefined> {
+  const where =
+    'conversationId' in ref
+      ? and(eq(conversation.entityId, entityId), eq(conversation.id, ref.conversationId))
+      : 'externalChatId' in ref
+        ? and(eq(conversation.entityId, entityId), eq(conversation.entityChannelAccountId, ref.entityChannelAccountId), eq(conversation.externalChatId, ref.externalChatId))
+        : and(eq(conversation.entityId, entityId), eq(conversation.contactId, ref.contactId));
+  const [row] = await db.select({ id: conversation.id }).from(conversation).where(where).orderBy(sql`${conversation.lastMessageAt} desc nulls last`, desc(conversation.id)).limit(1);
+  return row;
+}

@@ -13,10 +13,14 @@ import * as repo from './conversation.repository.js';
 import { toConversationResponse, toMessageResponse, type ConversationRow } from './conversation.mapper.js';
 import type { ConversationListQuery, ConversationResponse, MessageResponse } from './conversation.schemas.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { drainQueuesOf } from './routing.engine.js';
+import { assignFromQueue, drainQueuesOf } from './routing.engine.js';
+import { findQueue, queueConversation } from './routing.repository.js';
 import { AfterCommit } from './after-commit.js';
 import { announceAssignment, announceUnassignment } from './interactions.events.js';
 import { emitConversationRead, emitConversationUpdated } from './interactions.realtime.js';
+
+/** Who changes a conversation: an employee, or the system (a workflow) with `employeeId` null. */
+export type Actor = { entityId: number; employeeId: number | null };
 
 type Page<T> = { data: T[]; pagination: { next_cursor: string | null; limit: number } };
 
@@ -24,10 +28,14 @@ export interface ConversationService {
   list(p: Principal, q: ConversationListQuery): Promise<Page<ConversationResponse>>;
   get(p: Principal, id: number): Promise<ConversationResponse>;
   history(p: Principal, id: number, q: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<MessageResponse>>;
-  setNotes(p: Principal, id: number, notes: string): Promise<ConversationResponse>;
+  setNotes(p: Actor, id: number, notes: string): Promise<ConversationResponse>;
+  /** Appends `line` to the workspace notes unless they already end with it (a repeated workflow step adds nothing). */
+  appendNote(p: Actor, id: number, line: string): Promise<ConversationResponse>;
   markRead(p: Principal, id: number): Promise<ConversationResponse>;
-  setFollowUp(p: Principal, id: number, followUp: boolean): Promise<ConversationResponse>;
-  assign(p: Principal, id: number, employeeId: number): Promise<ConversationResponse>;
+  setFollowUp(p: Actor, id: number, followUp: boolean): Promise<ConversationResponse>;
+  assign(p: Actor, id: number, employeeId: number): Promise<ConversationResponse>;
+  /** Assigns to the next member of routing queue `queueId` by round robin, or leaves it waiting in the queue. 404 for another entity's queue. */
+  assignThroughQueue(p: Actor, id: number, queueId: number): Promise<ConversationResponse>;
   unassign(p: Principal, id: number): Promise<ConversationResponse>;
 }
 
@@ -40,12 +48,12 @@ export function createConversationService(deps: {
   onRead?: (entityId: number, conversationId: number) => Promise<void>;
 }): ConversationService {
   const { db } = deps;
-  const load = async (p: Principal, id: number) => {
+  const load = async (p: Actor, id: number) => {
     const row = await repo.getConversation(db, p.entityId, id);
     if (!row) throw notFound('conversation', id);
     return row;
   };
-  const update = async (p: Principal, id: number, values: Parameters<typeof repo.updateConversation>[3], emit: typeof emitConversationUpdated) => {
+  const update = async (p: Actor, id: number, values: Parameters<typeof repo.updateConversation>[3], emit: typeof emitConversationUpdated) => {
     const row = await repo.updateConversation(db, p.entityId, id, values);
     if (!row) throw notFound('conversation', id);
     emit(deps.realtime, row);
@@ -82,6 +90,12 @@ export function createConversationService(deps: {
       return { data: page.map(toMessageResponse), pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.occurredAtMs, last.id) : null, limit } };
     },
     setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, emitConversationUpdated),
+    async appendNote(p, id, line) {
+      const current = await load(p, id);
+      const notes = current.workspaceNotes ?? '';
+      if (notes === line || notes.endsWith(`\n${line}`)) return toConversationResponse(current);
+      return update(p, id, { workspaceNotes: notes === '' ? line : `${notes}\n${line}` }, emitConversationUpdated);
+    },
     async markRead(p, id) {
       const read = await update(p, id, { unreadCount: 0 }, emitConversationRead);
       await deps.onRead?.(p.entityId, id);
@@ -103,6 +117,32 @@ export function createConversationService(deps: {
           for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(out, a, null);
         }
         return updated!;
+      });
+      await out.publish(deps);
+      return toConversationResponse(row);
+    },
+    async assignThroughQueue(p, id, queueId) {
+      const out = new AfterCommit();
+      const row = await db.transaction(async (tx) => {
+        const previous = await repo.getConversation(tx, p.entityId, id, true);
+        if (!previous) throw notFound('conversation', id);
+        if (!(await findQueue(tx, p.entityId, queueId))) throw notFound('routing queue', queueId);
+        const assignment = await assignFromQueue(tx, p.entityId, queueId, id);
+        let row: ConversationRow;
+        if (assignment) {
+          announceAssignment(out, assignment, p.employeeId);
+          row = assignment.conversation;
+        } else {
+          await repo.updateConversation(tx, p.entityId, id, { assignedEmployeeId: null, assignedAt: null });
+          row = await queueConversation(tx, id, queueId);
+          emitConversationUpdated(out, row);
+        }
+        const released = releasedEmployee(previous);
+        if (released !== null && released.assignedEmployeeId !== assignment?.employeeId) {
+          announceUnassignment(out, released, p.employeeId);
+          for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(out, a, null);
+        }
+        return row;
       });
       await out.publish(deps);
       return toConversationResponse(row);

@@ -2,7 +2,7 @@
  * Applies a batch of inbox rows in ONE transaction: one statement claims the rows and resolves their
  * receiving accounts and conversations, the batch's messages take one statement for all of them (plus
  * the opening of new chats' conversations), statuses apply one by one (inbound.service.ts), one outcome
- * statement, one commit; what the events publish goes out after the commit, in order. The worker only
+ * statement, the jobs of durable event consumers, one commit; what the events publish goes out after the commit, in order. The worker only
  * batches rows of distinct chats, so batching changes no conversation's order. When anything in the
  * batch fails the transaction rolls back whole (nothing is half applied) and each row is tried again
  * alone, so only the faulty event records a failure.
@@ -32,7 +32,7 @@ export interface RetryPolicy {
 export async function processBatch(deps: BatchDeps, ids: number[], policy: RetryPolicy): Promise<void> {
   let published: AfterCommit[];
   try {
-    published = await applyBatch(deps.db, ids);
+    published = await applyBatch(deps.db, deps.events, ids);
   } catch (err) {
     if (ids.length > 1) {
       for (const id of ids) await processBatch(deps, [id], policy);
@@ -50,7 +50,7 @@ export async function processBatch(deps: BatchDeps, ids: number[], policy: Retry
   }
 }
 
-async function applyBatch(db: Db, ids: number[]): Promise<AfterCommit[]> {
+async function applyBatch(db: Db, events: EventBus, ids: number[]): Promise<AfterCommit[]> {
   return db.transaction(async (tx) => {
     await inboxRepo.commitWithoutWaitingForFlush(tx);
     const rows = await inboxRepo.claimBatch(tx, ids);
@@ -59,7 +59,10 @@ async function applyBatch(db: Db, ids: number[]): Promise<AfterCommit[]> {
     const claimed = ids.flatMap((id) => byId.get(id) ?? []);
     const outcomes = await applyInboundEvents(tx, claimed);
     await inboxRepo.setOutcomes(tx, outcomes.map(({ id, state, entityId }) => ({ id, state, entityId })));
-    return outcomes.flatMap((o) => (o.state === 'processed' ? [o.out] : []));
+    const published = outcomes.flatMap((o) => (o.state === 'processed' ? [o.out] : []));
+    // Durable consumers (workflows) get the events in this transaction: committed changes never lose them.
+    for (const out of published) await out.enqueueDurable(tx, events);
+    return published;
   });
 }
 

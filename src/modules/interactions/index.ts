@@ -28,6 +28,7 @@ import { mediaProxyRoutes } from './media-proxy.routes.js';
 import { createCommunicationsOperations, type CommunicationsOperations } from './communications-operations.service.js';
 import { communicationsOperationsRoutes } from './communications-operations.routes.js';
 import { configuredEntityIds } from './communications-config.repository.js';
+import { createConversationAutomation, type ConversationAutomation } from './conversation-automation.service.js';
 
 import './interactions.events.js';
 import './interactions.realtime.js';
@@ -35,6 +36,8 @@ import './interactions.realtime.js';
 export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
 export type { EventOrigin, MessageOutboundEvent, MessageInboundTriggerContext } from './interactions.events.js';
 export type { OutboundService, Sender } from './outbound.service.js';
+export type { ConversationAutomation, ConversationRef } from './conversation-automation.service.js';
+export type { AnyOutboundBody } from './outbound.schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,7 +58,7 @@ export async function registerInteractionsModule(
   identity: IdentityService,
   media: Pick<MediaService, 'downloadUrls' | 'summaries' | 'ingest'>,
   options: { workers: boolean },
-): Promise<{ outbound: OutboundService; communications: CommunicationsOperations }> {
+): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation }> {
   const worker = createInboxWorker({
     db: ctx.db,
     events: ctx.events,
@@ -106,9 +109,8 @@ export async function registerInteractionsModule(
     log: ctx.log,
   });
   await outbound.start(options);
-  await registerBareAndApi(app, conversationRoutes, {
-    service: createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) }),
-  });
+  const conversations = createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) });
+  await registerBareAndApi(app, conversationRoutes, { service: conversations });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
   await registerBareAndApi(app, templateRoutes, { service: templates });
   const failures = new Counter({ name: 'interactions_communications_resync_failures_total', help: 'Automatic communications re-syncs (boot, login) that failed', labelNames: ['operation'] as const, registers: [] });
@@ -121,7 +123,7 @@ export async function registerInteractionsModule(
   await registerBareAndApi(app, mediaProxyRoutes, { service: createMediaProxyService({ db: ctx.db, client: communications, config: communicationsConfig }) });
   await registerBareAndApi(app, entityChannelAccountRoutes, { service: createEntityChannelAccountService({ db: ctx.db }) });
   await registerBareAndApi(app, routingRoutes, { service: createRoutingService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity }) });
-  return { outbound, communications: operations };
+  return { outbound, communications: operations, automation: createConversationAutomation({ db: ctx.db, outbound, conversations }) };
 }
 
 /** PUBLIC_BASE_URL, else the address this process listens on (development and tests). */

@@ -108,7 +108,7 @@ export function announceAssignment(out: AfterCommit, a: ConversationAssignment, 
 }
 
 /** After commit: `conversation.unassigned` on the bus for the employee `previous` was assigned to, removed by `by`. */
-export function announceUnassignment(out: AfterCommit, previous: ConversationRow & { assignedEmployeeId: number }, by: number): void {
+export function announceUnassignment(out: AfterCommit, previous: ConversationRow & { assignedEmployeeId: number }, by: number | null): void {
   out.domainEvent('conversation.unassigned', {
     entityId: previous.entityId,
     conversationId: previous.id,

@@ -54,5 +54,7 @@ export const message = pgTable(
     index('message_conversation_id_occurred_at_ms_idx').on(t.conversationId, t.occurredAtMs, t.id),
     // The media proxy finds a platform media id among the entity's messages.
     index('message_entity_id_media_id_idx').on(t.entityId, t.mediaId).where(sql`${t.mediaId} is not null`),
+    // A send with an idempotency key (a workflow step) finds the message it already created.
+    uniqueIndex('message_entity_id_client_message_id_uq').on(t.entityId, t.clientMessageId).where(sql`${t.clientMessageId} is not null`),
   ],
 );

@@ -71,6 +71,15 @@ export async function insertPending(db: Db, values: Omit<typeof message.$inferIn
   return { message: row!, conversation: conv! };
 }
 
+/** The message sent with idempotency key `clientMessageId` in the entity. */
+export async function findByClientMessageId(db: Db, entityId: number, clientMessageId: string): Promise<MessageRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(message)
+    .where(and(eq(message.entityId, entityId), eq(message.clientMessageId, clientMessageId)));
+  return row;
+}
+
 export async function getMessage(db: Db, id: number, lock = false): Promise<MessageRow | undefined> {
   const q = db.select().from(message).where(eq(message.id, id));
   const [row] = lock ? await q.for('update') : await q;

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/db-errors.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import type { Queue, JobContext } from '../../platform/queue/queue.js';
 import { transaction, afterCommit } from '../../platform/queue/transaction.js';
@@ -41,8 +42,11 @@ declare module '../../platform/queue/queue.js' {
 
 const platformOf = (code: ChannelTypeCode): Platform => (Object.entries(PLATFORM_CODES).find(([, codes]) => codes.includes(code))![0] as Platform);
 
-/** Who asks to send: an employee through the API, or the system (a workflow) with its origin. */
-export type Sender = { entityId: number; employeeId: number | null; origin?: EventOrigin | undefined };
+/**
+ * Who asks to send: an employee through the API, or the system (a workflow) with its origin. With an
+ * `idempotencyKey` a repeated send returns the message the first one created instead of sending again.
+ */
+export type Sender = { entityId: number; employeeId: number | null; origin?: EventOrigin | undefined; idempotencyKey?: string | undefined };
 
 export interface OutboundService {
   /** Stores, shows and queues a message; returns it `pending`. Errors: 404, 400 `validation_failed`, 422 (see docs/api.md). */
@@ -147,6 +151,10 @@ export function createOutboundService(deps: {
 
   return {
     async send(sender, conversationId, input) {
+      if (sender.idempotencyKey !== undefined) {
+        const earlier = await repo.findByClientMessageId(db, sender.entityId, sender.idempotencyKey);
+        if (earlier) return toMessageResponse(earlier);
+      }
       const sending = await repo.findSendingConversation(db, sender.entityId, conversationId);
       if (!sending) throw notFound('conversation', conversationId);
       const { conversation: conv } = sending;
@@ -167,12 +175,12 @@ export function createOutboundService(deps: {
       if (input.kind === 'template') await deps.templates.checkSend(sender.entityId, input.body);
       const refs = await references(sender.entityId, conversationId, input);
       const built = buildPlatformMessage(platform, conv.externalChatId, input, refs);
-      const clientMessageId = randomUUID();
+      const clientMessageId = sender.idempotencyKey ?? randomUUID();
       const at = now();
       const stored: StoredOutbound = { platform, kind: input.kind, request: input.body, platform_message: built.message };
       if (refs.mediaObjectId !== undefined) stored.media_object_id = refs.mediaObjectId;
       const out = new AfterCommit();
-      const row = await transaction(db, async (tx) => {
+      const storing = transaction(db, async (tx) => {
         const { message, conversation } = await repo.insertPending(tx, {
           entityId: sender.entityId,
           conversationId,
@@ -191,8 +199,15 @@ export function createOutboundService(deps: {
         emitMessageCreated(out, conversation, message);
         emitConversationUpdated(out, conversation);
         out.domainEvent('message.outbound', outboundEvent(conversation, message, sender));
+        await out.enqueueDurable(tx, deps.events);
         afterCommit(tx, () => out.publish(deps));
         return message;
+      });
+      const row = await storing.catch(async (err: unknown) => {
+        // The same idempotency key sent concurrently: the other send stored the message.
+        const earlier = sender.idempotencyKey !== undefined && isUniqueViolation(err) ? await repo.findByClientMessageId(db, sender.entityId, sender.idempotencyKey) : undefined;
+        if (earlier) return earlier;
+        throw err;
       });
       return toMessageResponse(row);
     },

@@ -3,6 +3,7 @@
  * inherited from its group). Each change publishes `lead.assigned` / `lead.unassigned` after commit,
  * once per affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
  */
+import { transaction } from '../../platform/queue/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -50,10 +51,11 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
   const { db, events } = deps;
   const assertSeller = (entityId: number, employeeId: number) => deps.identity.assertActiveMember(entityId, employeeId, '/body/employee_id');
 
-  async function publishForGroups(name: 'lead.assigned' | 'lead.unassigned', caller: Principal, employeeId: number, groupIds: number[]) {
+  /** On `tx`: one event per lead of `groupIds` (the leads that inherit the seller through their group). */
+  async function publishForGroups(tx: Db, name: 'lead.assigned' | 'lead.unassigned', caller: Principal, employeeId: number, groupIds: number[]) {
     const occurredAt = new Date().toISOString();
-    for (const l of await leadsOfGroups(db, caller.entityId, groupIds)) {
-      await events.publish(name, { entityId: caller.entityId, leadId: l.id, groupId: l.groupId, employeeId, via: 'group', changedByEmployeeId: caller.employeeId, occurredAt });
+    for (const l of await leadsOfGroups(tx, caller.entityId, groupIds)) {
+      await events.publishInTransaction(tx, name, { entityId: caller.entityId, leadId: l.id, groupId: l.groupId, employeeId, via: 'group', changedByEmployeeId: caller.employeeId, occurredAt });
     }
   }
 
@@ -68,37 +70,43 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
     },
 
     /** Idempotent: a repeated call returns the existing assignment with `created: false` and publishes nothing. */
-    async assignLead(caller: Principal, body: CreateLeadAssignmentBody) {
+    /** `caller` may be the system (a workflow): `employeeId` null. */
+    async assignLead(caller: Pick<Principal, 'entityId'> & { employeeId: number | null }, body: CreateLeadAssignmentBody) {
       const target = await findLead(db, caller.entityId, body.lead_id);
       if (!target) throw validationFailed([{ field: '/body/lead_id', message: `lead ${body.lead_id} not found` }]);
       await assertSeller(caller.entityId, body.employee_id);
-      const { row, created } = await upsertLeadAssignment(db, caller.entityId, target.id, body.employee_id);
-      if (created) {
-        await events.publish('lead.assigned', {
-          entityId: caller.entityId,
-          leadId: target.id,
-          groupId: target.groupId,
-          employeeId: row.employeeId,
-          via: 'lead',
-          changedByEmployeeId: caller.employeeId,
-          occurredAt: row.createdAt.toISOString(),
-        });
-      }
+      const { row, created } = await transaction(db, async (tx) => {
+        const upserted = await upsertLeadAssignment(tx, caller.entityId, target.id, body.employee_id);
+        if (upserted.created) {
+          await events.publishInTransaction(tx, 'lead.assigned', {
+            entityId: caller.entityId,
+            leadId: target.id,
+            groupId: target.groupId,
+            employeeId: upserted.row.employeeId,
+            via: 'lead',
+            changedByEmployeeId: caller.employeeId,
+            occurredAt: upserted.row.createdAt.toISOString(),
+          });
+        }
+        return upserted;
+      });
       return { assignment: toLeadAssignmentResponse(row), created };
     },
 
     async unassignLead(caller: Principal, id: number): Promise<void> {
-      const row = await deleteLeadAssignment(db, caller.entityId, id);
-      if (!row) throw notFound('lead_assignment', id);
-      const target = await findLead(db, caller.entityId, row.leadId);
-      await events.publish('lead.unassigned', {
-        entityId: caller.entityId,
-        leadId: row.leadId,
-        groupId: target?.groupId ?? 0,
-        employeeId: row.employeeId,
-        via: 'lead',
-        changedByEmployeeId: caller.employeeId,
-        occurredAt: new Date().toISOString(),
+      await transaction(db, async (tx) => {
+        const row = await deleteLeadAssignment(tx, caller.entityId, id);
+        if (!row) throw notFound('lead_assignment', id);
+        const target = await findLead(tx, caller.entityId, row.leadId);
+        await events.publishInTransaction(tx, 'lead.unassigned', {
+          entityId: caller.entityId,
+          leadId: row.leadId,
+          groupId: target?.groupId ?? 0,
+          employeeId: row.employeeId,
+          via: 'lead',
+          changedByEmployeeId: caller.employeeId,
+          occurredAt: new Date().toISOString(),
+        });
       });
     },
 
@@ -115,16 +123,21 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
           missing.map((id) => ({ field: `/body/group_ids/${body.group_ids.indexOf(id)}`, message: `group ${id} not found` })),
         );
       }
-      const inserted = await insertGroupAssignments(db, caller.entityId, body.employee_id, body.group_ids);
-      await publishForGroups('lead.assigned', caller, body.employee_id, inserted.map((r) => r.groupId));
+      const created = await transaction(db, async (tx) => {
+        const inserted = await insertGroupAssignments(tx, caller.entityId, body.employee_id, body.group_ids);
+        await publishForGroups(tx, 'lead.assigned', caller, body.employee_id, inserted.map((r) => r.groupId));
+        return inserted;
+      });
       const all = await groupAssignmentsOf(db, caller.entityId, body.employee_id, body.group_ids);
-      return { data: all.map(toGroupAssignmentResponse), created: inserted.length };
+      return { data: all.map(toGroupAssignmentResponse), created: created.length };
     },
 
     async unassignGroup(caller: Principal, id: number): Promise<void> {
-      const row = await deleteGroupAssignment(db, caller.entityId, id);
-      if (!row) throw notFound('group_assignment', id);
-      await publishForGroups('lead.unassigned', caller, row.employeeId, [row.groupId]);
+      await transaction(db, async (tx) => {
+        const row = await deleteGroupAssignment(tx, caller.entityId, id);
+        if (!row) throw notFound('group_assignment', id);
+        await publishForGroups(tx, 'lead.unassigned', caller, row.employeeId, [row.groupId]);
+      });
     },
   };
 }

@@ -4,6 +4,7 @@
  * replaced as a set by `manual_channels` on PATCH; those learned from conversations are kept. An
  * identifier is unique per entity and type, so a channel held by another contact is a 409.
  */
+import { transaction } from '../../platform/queue/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -114,24 +115,24 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
       await assertChannelsFree(caller.entityId, channels);
       let row;
       try {
-        row = await db.transaction(async (tx) => {
+        row = await transaction(db, async (tx) => {
           const created = await insertContact(tx, caller.entityId, { groupId: parent.groupId, leadId: parent.id, name: body.name.trim() });
           await insertManualChannels(tx, caller.entityId, created.id, channels);
+          await events.publishInTransaction(tx, 'contact.created', {
+            entityId: caller.entityId,
+            contactId: created.id,
+            leadId: created.leadId,
+            groupId: created.groupId,
+            createdByEmployeeId: caller.employeeId,
+            source: 'api',
+            occurredAt: created.createdAt.toISOString(),
+          });
           return created;
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw channelTaken({ type: 'channel', identifier: 'identifier' });
         throw err;
       }
-      await events.publish('contact.created', {
-        entityId: caller.entityId,
-        contactId: row.id,
-        leadId: row.leadId,
-        groupId: row.groupId,
-        createdByEmployeeId: caller.employeeId,
-        source: 'api',
-        occurredAt: row.createdAt.toISOString(),
-      });
       return view(caller.entityId, row.id);
     },
 

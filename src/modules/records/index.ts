@@ -16,21 +16,23 @@ import { assignmentRoutes } from './assignment.routes.js';
 import { createGroupService } from './group.service.js';
 import { createLeadService, type LeadService } from './lead.service.js';
 import { createContactService } from './contact.service.js';
-import { createAssignmentService } from './assignment.service.js';
+import { createAssignmentService, type AssignmentService } from './assignment.service.js';
 
 export type { LeadService } from './lead.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf, creationEvents, type ContactIdentity, type ContactInput, type ResolvedContact } from './contact-identity.service.js';
 export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
-export { createRecordLookup } from './record-lookup.js';
+export { createRecordLookup, createContactPlacement, createLeadPlacement } from './record-lookup.js';
 export { hasEffectiveSeller } from './seller-derivation.sql.js';
 export { rebuildLeadSellers } from './lead-seller.repository.js';
 export { seedRecordsDemo, type RecordsDemo } from './demo.seed.js';
 export { seedInvoicesDemo, type InvoicesDemo } from './invoice-clients.demo.seed.js';
-export type { ContactCreatedEvent, LeadCreatedEvent } from './records.events.js';
+export type { ContactCreatedEvent, LeadCreatedEvent, LeadAssignmentEvent } from './records.events.js';
+export type { AssignmentService } from './assignment.service.js';
 
 export interface RecordsModule {
   leads: LeadService;
+  assignments: AssignmentService;
 }
 
 /** Registers groups, leads, contacts, and assignments, bare and under `/api`; returns the services other modules use. */
@@ -47,5 +49,5 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
     await scope.register(assignmentRoutes, { service: assignments });
   };
   await registerBareAndApi(app, plugin, {});
-  return { leads };
+  return { leads, assignments };
 }

@@ -2,6 +2,7 @@
  * Leads and clients (SPEC "What the service does": a client is a lead that carries an ERP identifier,
  * not a separate type). Creating one publishes `lead.created` after commit.
  */
+import { transaction } from '../../platform/queue/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -102,13 +103,16 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
       const values = leadValuesOf(body);
       await assertGroup(caller.entityId, body.group_id);
       await assertErpIdFree(caller.entityId, values.erpId);
-      const row = await insertLead(db, caller.entityId, { ...values, groupId: body.group_id, name: body.name.trim() });
-      await events.publish('lead.created', {
-        entityId: caller.entityId,
-        leadId: row.id,
-        groupId: row.groupId,
-        createdByEmployeeId: caller.employeeId,
-        occurredAt: row.createdAt.toISOString(),
+      const row = await transaction(db, async (tx) => {
+        const created = await insertLead(tx, caller.entityId, { ...values, groupId: body.group_id, name: body.name.trim() });
+        await events.publishInTransaction(tx, 'lead.created', {
+          entityId: caller.entityId,
+          leadId: created.id,
+          groupId: created.groupId,
+          createdByEmployeeId: caller.employeeId,
+          occurredAt: created.createdAt.toISOString(),
+        });
+        return created;
       });
       return toLeadResponse(row);
     },

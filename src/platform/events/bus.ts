@@ -30,9 +30,10 @@ export interface EventBus {
   /**
    * Delivers `payload` to every in-process subscriber of `name`; resolves when all handlers settled.
    * Call it after the change committed. Does not reach durable consumers: publish events that have
-   * any with `publishInTransaction` (publishing such an event here is logged as an error).
+   * any with `publishInTransaction`, or with `enqueueDurable` in the transaction and then here with
+   * `durableEnqueued: true` (publishing such an event here otherwise is logged as an error).
    */
-  publish<K extends DomainEventName>(name: K, payload: DomainEventMap[K]): Promise<void>;
+  publish<K extends DomainEventName>(name: K, payload: DomainEventMap[K], options?: { durableEnqueued?: boolean }): Promise<void>;
   /** Adds an in-process handler; returns a function that removes it. */
   subscribe<K extends DomainEventName>(name: K, handler: DomainEventHandler<K>): () => void;
   /**
@@ -53,6 +54,12 @@ export interface EventBus {
    * rolls back. Throws when `tx` was not opened by `transaction()`.
    */
   publishInTransaction<K extends DomainEventName>(tx: Db, name: K, payload: DomainEventMap[K]): Promise<void>;
+  /**
+   * Only the durable half of `publishInTransaction`: enqueues one job per durable consumer on `tx` (any
+   * transaction), for publishers that deliver in process themselves after their commit (`publish` with
+   * `durableEnqueued: true`).
+   */
+  enqueueDurable<K extends DomainEventName>(tx: Db, name: K, payload: DomainEventMap[K]): Promise<void>;
 }
 
 /** The job queue of a durable consumer of `event`. */
@@ -81,9 +88,9 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
   }
 
   return {
-    async publish(name, payload) {
+    async publish(name, payload, options = {}) {
       const durable = durableQueues.get(name);
-      if (durable) log.error({ event: name, consumers: durable }, 'event with durable consumers published outside its transaction: they do not receive it');
+      if (durable && options.durableEnqueued !== true) log.error({ event: name, consumers: durable }, 'event with durable consumers published outside its transaction: they do not receive it');
       await deliver(name, payload);
     },
     subscribe(name, handler) {
@@ -102,6 +109,9 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
     async publishInTransaction(tx, name, payload) {
       // Registered first so that a tx not opened by transaction() fails before anything is written.
       afterCommit(tx, () => deliver(name, payload));
+      for (const queueName of durableQueues.get(name) ?? []) await jobs.enqueue(tx, queueName, payload);
+    },
+    async enqueueDurable(tx, name, payload) {
       for (const queueName of durableQueues.get(name) ?? []) await jobs.enqueue(tx, queueName, payload);
     },
   };

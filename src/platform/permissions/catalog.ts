@@ -19,6 +19,8 @@ export const PERMISSION_MODULES = [
   { key: 'catalogo', label: 'Catalogo' },
   { key: 'configuracion', label: 'Configuracion' },
   { key: 'administracion', label: 'Administracion' },
+  // Not in SPEC's catalogue, which has no workflow codes: our addition (docs/decisions.md "Workflows").
+  { key: 'workflows', label: 'Workflows' },
 ] as const;
 export type PermissionModule = (typeof PERMISSION_MODULES)[number]['key'];
 
@@ -78,6 +80,10 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('subscriptions.edit', 'administracion', 'Edit subscriptions', ['subscriptions.view']),
   def('permissions.catalog.view', 'administracion', 'View the permission catalogue'),
   def('communications.command_palette.view', 'administracion', 'Use the communications command palette'),
+
+  def('workflows.view', 'workflows', 'View workflows and their executions'),
+  def('workflows.manage', 'workflows', 'Create, change, enable and delete workflows', ['workflows.view']),
+  def('workflows.execute', 'workflows', 'Run workflows manually', ['workflows.view']),
 ];
 
 export type PermissionCode = string;

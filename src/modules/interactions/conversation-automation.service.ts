@@ -1,0 +1,48 @@
+/**
+ * What automations (the workflows module) do to conversations, by entity id rather than by a signed-in
+ * employee: find the conversation an event is about, send into it, assign it, note on it, mark its
+ * follow-up. Sends go through the same checks and lifecycle as an agent's (outbound.service.ts) and
+ * carry the workflow's origin, so the `message.outbound` they cause can stop a loop.
+ */
+import type { Db } from '../../db/client.js';
+import type { EventOrigin } from './interactions.events.js';
+import type { OutboundService } from './outbound.service.js';
+import type { ConversationService } from './conversation.service.js';
+import type { AnyOutboundBody } from './outbound.schemas.js';
+import type { MessageResponse } from './conversation.schemas.js';
+import { latestConversationOf } from './conversation.repository.js';
+
+export type { ConversationRef } from './conversation.repository.js';
+import type { ConversationRef } from './conversation.repository.js';
+
+export interface ConversationAutomation {
+  /** The conversation of `ref` in the entity, or undefined when there is none. */
+  resolve(entityId: number, ref: ConversationRef): Promise<number | undefined>;
+  /** Sends as the system; a repeated `idempotencyKey` returns the first message. Errors as `OutboundService.send` (404, 400, 422). */
+  send(entityId: number, conversationId: number, input: AnyOutboundBody, options: { idempotencyKey: string; origin: EventOrigin }): Promise<MessageResponse>;
+  /** To an employee (an active member), or through routing queue `queueId` (round robin; waits in the queue when nobody can take it). */
+  assign(entityId: number, conversationId: number, to: { employeeId: number } | { queueId: number }): Promise<{ assigned_employee_id: number | null; assignment_status: string }>;
+  /** Appends a line to the workspace notes (idempotent: a line already last is not added again). */
+  appendNote(entityId: number, conversationId: number, line: string): Promise<void>;
+  setFollowUp(entityId: number, conversationId: number, followUp: boolean): Promise<void>;
+}
+
+export function createConversationAutomation(deps: { db: Db; outbound: Pick<OutboundService, 'send'>; conversations: Pick<ConversationService, 'assign' | 'assignThroughQueue' | 'appendNote' | 'setFollowUp'> }): ConversationAutomation {
+  const system = (entityId: number) => ({ entityId, employeeId: null });
+  return {
+    async resolve(entityId, ref) {
+      return (await latestConversationOf(deps.db, entityId, ref))?.id;
+    },
+    send: (entityId, conversationId, input, options) => deps.outbound.send({ entityId, employeeId: null, origin: options.origin, idempotencyKey: options.idempotencyKey }, conversationId, input),
+    async assign(entityId, conversationId, to) {
+      const row = 'employeeId' in to ? await deps.conversations.assign(system(entityId), conversationId, to.employeeId) : await deps.conversations.assignThroughQueue(system(entityId), conversationId, to.queueId);
+      return { assigned_employee_id: row.assigned_employee_id, assignment_status: row.assignment_status };
+    },
+    async appendNote(entityId, conversationId, line) {
+      await deps.conversations.appendNote(system(entityId), conversationId, line);
+    },
+    async setFollowUp(entityId, conversationId, followUp) {
+      await deps.conversations.setFollowUp(system(entityId), conversationId, followUp);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Workflows (SPEC "Workflow trigger record", "Events"): triggers of events, filters and presets; durable
+ * executions whose steps run as jobs; schedules; manual runs. The module hears events as a durable
+ * consumer (`<event>:workflows` queues, enqueued in the publisher's transaction) and acts through the
+ * interactions and records services only.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Counter } from 'prom-client';
+import type { AppContext } from '../../platform/context.js';
+import type { ConversationAutomation } from '../interactions/index.js';
+import { createContactPlacement, createLeadPlacement, createRecordLookup, type RecordsModule } from '../records/index.js';
+import { createExecutionService, SCHEDULE_QUEUE, STEP_QUEUE } from './execution.service.js';
+import { createWorkflowService } from './workflow.service.js';
+import { createTriggerMatcher } from './trigger-matcher.js';
+import { createWebhookCaller } from './outbound-webhook.js';
+import { SUBSCRIBED_EVENTS, TRIGGER_CONTEXTS, type SubscribedEvent } from './trigger-context.js';
+import { workflowRoutes } from './workflow.routes.js';
+import type { DomainEventMap } from '../../platform/events/bus.js';
+
+export { evaluate, compileFilters, negate, type FilterNode, type Filter } from './filter-engine.js';
+
+/** The durable consumer name of this module on the event bus. */
+export const WORKFLOWS_CONSUMER = 'workflows';
+
+/**
+ * Registers `/api/workflows/*`, the durable event consumers and, with `workers`, the step worker and
+ * the minute schedule tick. `now` is the clock of schedules and executions (tests inject one).
+ */
+export async function registerWorkflowsModule(
+  app: FastifyInstance,
+  ctx: AppContext,
+  deps: { conversations: ConversationAutomation; records: RecordsModule },
+  options: { workers: boolean; now?: (() => Date) | undefined },
+): Promise<void> {
+  const now = options.now ?? (() => new Date());
+  const loopStopped = new Counter({ name: 'workflows_loop_stopped_total', help: 'Events caused by workflows that started nothing because they reached WORKFLOWS_MAX_DEPTH', labelNames: ['event'] as const, registers: [] });
+  const executionsStarted = new Counter({ name: 'workflows_executions_started_total', help: 'Workflow executions started, by trigger type', labelNames: ['trigger_type'] as const, registers: [] });
+  app.metrics.registerMetric(loopStopped);
+  app.metrics.registerMetric(executionsStarted);
+  const groupExists = createRecordLookup(ctx.db);
+  const executions = createExecutionService({
+    db: ctx.db,
+    queue: ctx.queue,
+    matcher: createTriggerMatcher({ db: ctx.db }),
+    actions: {
+      conversations: deps.conversations,
+      assignSeller: async (entityId, leadId, employeeId) => ({ created: (await deps.records.assignments.assignLead({ entityId, employeeId: null }, { lead_id: leadId, employee_id: employeeId })).created }),
+      callWebhook: createWebhookCaller({ timeoutMs: ctx.config.workflows.webhookTimeoutMs, allowedAddresses: ctx.config.workflows.webhookAllowedAddresses, caFile: ctx.config.workflows.webhookCaFile }),
+    },
+    log: ctx.log,
+    now,
+    maxDepth: ctx.config.workflows.maxDepth,
+    defaultTimezone: ctx.config.workflows.defaultTimezone,
+    placement: { contact: createContactPlacement(ctx.db), lead: createLeadPlacement(ctx.db), groupExists: (entityId, groupId) => groupExists('group', entityId, groupId) },
+    metrics: { loopStopped, executionsStarted },
+  });
+  const workflows = createWorkflowService({ db: ctx.db, nextRunAt: (filters, entityId) => executions.nextRunAt(filters, entityId) });
+
+  await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, policy: 'short' });
+  await ctx.queue.define(SCHEDULE_QUEUE, { retryLimit: 2, retryDelay: 10, expireInSeconds: 120 });
+  for (const event of SUBSCRIBED_EVENTS) await subscribe(event);
+  if (options.workers) {
+    await ctx.queue.work(STEP_QUEUE, (data, job) => executions.runStep(data, job), { concurrency: 8, pollingIntervalSeconds: 1 });
+    await ctx.queue.work(SCHEDULE_QUEUE, async () => void (await executions.fireDueSchedules()));
+    await ctx.queue.schedule(SCHEDULE_QUEUE, '* * * * *', {}, { tz: 'UTC' });
+  }
+  await app.register(workflowRoutes, { prefix: '/api/workflows', workflows, executions });
+
+  async function subscribe<K extends SubscribedEvent>(event: K): Promise<void> {
+    await ctx.events.subscribeDurably(
+      event,
+      WORKFLOWS_CONSUMER,
+      async (payload: DomainEventMap[K], job) => {
+        const { context, origin } = TRIGGER_CONTEXTS[event](payload);
+        await executions.startFromEvent(event, context, job.id, origin);
+      },
+      { policy: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 }, work: { concurrency: 4, pollingIntervalSeconds: 1 } },
+    );
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Trigger contexts (SPEC "Trigger context shapes"): what an execution stores under `trigger` in
+ * `context_json`, built from the domain event that started it. message.inbound and message.outbound
+ * arrive in this shape already (the interactions module publishes them so); the records events are
+ * renamed to the same snake_case style. Adding an event means one entry in `TRIGGER_CONTEXTS` and one
+ * field table in field-registry.ts; the engine does not change.
+ */
+import type { DomainEventMap } from '../../platform/events/bus.js';
+import type { EventOrigin } from '../interactions/index.js';
+import type { TriggerEvent } from './field-registry.js';
+
+export type TriggerContext = Record<string, unknown> & { type: TriggerEvent; entity_id: number };
+
+/** The subset of domain events that start workflows, with their trigger context and the origin they carry. */
+export type SubscribedEvent = 'message.inbound' | 'message.outbound' | 'contact.created' | 'lead.created' | 'lead.assigned' | 'lead.unassigned';
+
+type ToContext<K extends SubscribedEvent> = (payload: DomainEventMap[K]) => { context: TriggerContext; origin?: EventOrigin | undefined };
+
+const leadAssignment = <K extends 'lead.assigned' | 'lead.unassigned'>(type: K): ToContext<K> => (e) => ({
+  context: { type, entity_id: e.entityId, lead_id: e.leadId, group_id: e.groupId, employee_id: e.employeeId, via: e.via, changed_by_employee_id: e.changedByEmployeeId, occurred_at: e.occurredAt },
+});
+
+export const TRIGGER_CONTEXTS: { [K in SubscribedEvent]: ToContext<K> } = {
+  'message.inbound': (e) => ({ context: { ...e } }),
+  'message.outbound': ({ origin, ...e }) => ({ context: { ...e }, origin }),
+  'contact.created': (e) => ({
+    context: { type: 'contact.created', entity_id: e.entityId, contact_id: e.contactId, lead_id: e.leadId, group_id: e.groupId, created_by_employee_id: e.createdByEmployeeId, source: e.source, occurred_at: e.occurredAt },
+  }),
+  'lead.created': (e) => ({ context: { type: 'lead.created', entity_id: e.entityId, lead_id: e.leadId, group_id: e.groupId, created_by_employee_id: e.createdByEmployeeId, occurred_at: e.occurredAt } }),
+  'lead.assigned': leadAssignment('lead.assigned'),
+  'lead.unassigned': leadAssignment('lead.unassigned'),
+};
+
+export const SUBSCRIBED_EVENTS = Object.keys(TRIGGER_CONTEXTS) as SubscribedEvent[];

@@ -1,0 +1,96 @@
+/**
+ * A workflow definition, `{ trigger, steps }`, as a version stores it, and its checks beyond the route
+ * schema: the trigger's filters against the field registry, unique step keys, `next` / `then` / `else`
+ * naming existing steps, condition filters (which may also read `workflow.step_visits.<key>`), actions
+ * the trigger's event can carry (a scheduled trigger has no conversation), and webhook addresses.
+ */
+import { isIP } from 'node:net';
+import type { FieldError } from '../../platform/errors.js';
+import type { FilterNode } from './filter-engine.js';
+import { validateFilters, type TriggerEvent } from './field-registry.js';
+import type { Step } from './workflow.schemas.js';
+import type { PresetValues } from './presets.js';
+
+export interface TriggerDefinition {
+  trigger_type: TriggerEvent;
+  preset_code: string | null;
+  /** Resolved filters: the preset's with its values filled in, then the extra ones (AND). */
+  filters: FilterNode[];
+  /** With a preset: what the user filled in and the filters added to the preset's (kept for later changes). */
+  preset_values?: PresetValues | undefined;
+  extra_filters?: FilterNode[] | undefined;
+}
+
+export interface Definition {
+  trigger: TriggerDefinition;
+  steps: Step[];
+}
+
+/** Events whose context names a conversation or a contact (conversation actions need one). */
+const WITH_CONVERSATION: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'manual']);
+/** Events whose context names a lead (assign_seller needs one). */
+const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'lead.created', 'lead.assigned', 'lead.unassigned', 'manual']);
+const CONVERSATION_ACTIONS = new Set(['send_text', 'send_template', 'assign_conversation', 'add_note', 'set_follow_up']);
+
+/** The step after `key` when it names no `next`: the following one in the list, or null at the end. */
+export function followingStep(steps: readonly Step[], key: string): string | null {
+  const i = steps.findIndex((s) => s.key === key);
+  return steps[i + 1]?.key ?? null;
+}
+
+/** Errors of `definition`, each naming its place in the request body (`/body/steps/2/next`). */
+export function definitionErrors(definition: Definition): FieldError[] {
+  const { trigger, steps } = definition;
+  const errors = validateFilters({ event: trigger.trigger_type }, trigger.filters, '/body/filters');
+  if (trigger.trigger_type === 'scheduled' && !trigger.filters.some((f) => 'field' in f && f.field === 'run_at_time')) {
+    errors.push({ field: '/body/filters', message: 'a scheduled workflow needs run_at_time (HH:mm)' });
+  }
+  const keys = new Set<string>();
+  steps.forEach((s, i) => {
+    if (keys.has(s.key)) errors.push({ field: `/body/steps/${i}/key`, message: `step key ${s.key} is used twice` });
+    keys.add(s.key);
+  });
+  steps.forEach((s, i) => {
+    const at = `/body/steps/${i}`;
+    const refs: [string, unknown][] = s.action === 'condition' ? [['then', s.then], ['else', s.else]] : [['next', s.next]];
+    for (const [name, ref] of refs) if (typeof ref === 'string' && !keys.has(ref)) errors.push({ field: `${at}/${name}`, message: `no step has key ${ref}` });
+    if (s.action === 'condition') errors.push(...validateFilters({ event: trigger.trigger_type, stepKeys: keys }, s.filters, `${at}/filters`));
+    if (CONVERSATION_ACTIONS.has(s.action) && !WITH_CONVERSATION.has(trigger.trigger_type)) {
+      errors.push({ field: `${at}/action`, message: `${s.action} needs a conversation; ${trigger.trigger_type} events name none` });
+    }
+    if (s.action === 'assign_seller' && !WITH_LEAD.has(trigger.trigger_type)) errors.push({ field: `${at}/action`, message: `assign_seller needs a lead; ${trigger.trigger_type} events name none` });
+    if (s.action === 'assign_conversation' && (s.employee_id === undefined) === (s.queue_id === undefined)) {
+      errors.push({ field: at, message: 'assign_conversation takes exactly one of employee_id or queue_id' });
+    }
+    if (s.action === 'webhook') {
+      const problem = webhookUrlProblem(s.url);
+      if (problem) errors.push({ field: `${at}/url`, message: problem });
+    }
+  });
+  return errors;
+}
+
+/**
+ * What is wrong with a webhook address at save time: not HTTPS, credentials in it, or a literal
+ * loopback/private name. Names that resolve to such addresses are refused when called (outbound-webhook.ts).
+ */
+export function webhookUrlProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:') return 'must use https';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials (use headers)';
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return 'must not name a local host';
+  if (isIP(host) !== 0 && isPrivateLiteral(host)) return 'must not name a private, loopback or reserved address';
+  return undefined;
+}
+
+function isPrivateLiteral(ip: string): boolean {
+  if (ip.includes(':')) return ip === '::1' || ip === '::' || /^f[cd]/i.test(ip) || /^fe[89ab]/i.test(ip) || ip.startsWith('::ffff:');
+  const [a, b] = ip.split('.').map(Number) as [number, number];
+  return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+}

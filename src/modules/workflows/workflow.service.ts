@@ -1,0 +1,147 @@
+/**
+ * Workflows of the entity: create from a preset or an explicit trigger, read, change (a change of the
+ * trigger or the steps writes a new version; executions finish on the version they started with),
+ * enable and disable, delete; the preset cards and the field registry for clients.
+ * Errors: 400 `validation_failed` naming the filter or step, 404 for another entity's workflow.
+ */
+import type { Db } from '../../db/client.js';
+import type { Principal } from '../../platform/auth/authenticator.js';
+import { notFound, validationFailed, type FieldError } from '../../platform/errors.js';
+import { transaction } from '../../platform/queue/queue.js';
+import type { FilterNode } from './filter-engine.js';
+import { EVENT_STATUS, FIELD_REGISTRY, TRIGGER_EVENTS, type TriggerEvent } from './field-registry.js';
+import { PRESET_CARDS, resolvePreset, type PresetValues } from './presets.js';
+import { definitionErrors, type Definition, type TriggerDefinition } from './workflow.definition.js';
+import * as repo from './workflow.repository.js';
+import type { WorkflowCreateBody, WorkflowListQuery, WorkflowResponse, WorkflowUpdateBody } from './workflow.schemas.js';
+
+export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unknown, entityId: number) => Date | null }) {
+  const { db } = deps;
+
+  /** The trigger a body asks for: the preset's (plus extra filters) or the explicit one. */
+  function triggerOf(body: { preset_code?: string | null | undefined; preset_values?: PresetValues | undefined; trigger_type?: TriggerEvent | undefined; filters?: unknown[] | undefined }): TriggerDefinition {
+    const extra = (body.filters ?? []) as FilterNode[];
+    if (body.preset_code) {
+      const resolved = resolvePreset(body.preset_code, body.preset_values ?? {}, extra);
+      if ('errors' in resolved) throw validationFailed(resolved.errors);
+      if (body.trigger_type !== undefined && body.trigger_type !== resolved.event) {
+        throw validationFailed([{ field: '/body/trigger_type', message: `preset ${body.preset_code} triggers on ${resolved.event}` }]);
+      }
+      return { trigger_type: resolved.event, preset_code: body.preset_code, filters: resolved.filters, preset_values: body.preset_values ?? {}, extra_filters: extra };
+    }
+    if (body.preset_values !== undefined) throw validationFailed([{ field: '/body/preset_values', message: 'preset_values need a preset_code' }]);
+    if (body.trigger_type === undefined) throw validationFailed([{ field: '/body/trigger_type', message: 'give a preset_code or a trigger_type' }]);
+    return { trigger_type: body.trigger_type, preset_code: null, filters: extra };
+  }
+
+  function check(definition: Definition): void {
+    const errors: FieldError[] = definitionErrors(definition);
+    if (errors.length > 0) throw validationFailed(errors, 'The workflow is not valid');
+  }
+
+  async function load(p: Principal, id: number, lock = false) {
+    const row = await repo.findWorkflow(db, p.entityId, id, lock);
+    if (!row) throw notFound('workflow', id);
+    return row;
+  }
+
+  const nextRun = (trigger: TriggerDefinition, enabled: boolean, entityId: number) => (enabled && trigger.trigger_type === 'scheduled' ? deps.nextRunAt(trigger.filters, entityId) : null);
+
+  return {
+    presets: () => ({ data: PRESET_CARDS.map((c) => ({ ...c, filters: [...c.filters], inputs: [...c.inputs] })) }),
+    fieldRegistry: () => ({ data: TRIGGER_EVENTS.map((event) => ({ event, status: EVENT_STATUS[event], fields: FIELD_REGISTRY[event].map(({ values, ...f }) => ({ ...f, operators: [...f.operators], ...(values ? { values: [...values] } : {}) })) })) }),
+
+    async create(p: Principal, body: WorkflowCreateBody): Promise<WorkflowResponse> {
+      const definition: Definition = { trigger: triggerOf(body), steps: body.steps };
+      check(definition);
+      const enabled = body.enabled ?? true;
+      const id = await transaction(db, async (tx) => {
+        const wf = await repo.insertWorkflow(tx, { entityId: p.entityId, name: body.name.trim(), description: body.description ?? null, enabled, version: 1, createdByEmployeeId: p.employeeId, updatedByEmployeeId: p.employeeId });
+        await repo.insertVersion(tx, { entityId: p.entityId, workflowId: wf.id, version: 1, definition, createdByEmployeeId: p.employeeId });
+        await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: wf.id, triggerType: definition.trigger.trigger_type, presetCode: definition.trigger.preset_code, filters: definition.trigger.filters, enabled, nextRunAt: nextRun(definition.trigger, enabled, p.entityId) });
+        return wf.id;
+      });
+      return toWorkflowResponse(await load(p, id));
+    },
+
+    async get(p: Principal, id: number): Promise<WorkflowResponse> {
+      return toWorkflowResponse(await load(p, id));
+    },
+
+    async list(p: Principal, q: WorkflowListQuery) {
+      const { rows, total } = await repo.listWorkflows(db, p.entityId, { limit: q.limit, offset: q.offset, triggerType: q.trigger_type, enabled: q.enabled });
+      return { data: rows.map(toWorkflowResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+    },
+
+    /** PATCH: name, description and enabled in place; trigger or steps as a new version. */
+    async update(p: Principal, id: number, body: WorkflowUpdateBody): Promise<WorkflowResponse> {
+      await transaction(db, async (tx) => {
+        const current = await repo.findWorkflow(tx, p.entityId, id, true);
+        if (!current) throw notFound('workflow', id);
+        const before = current.definition as Definition;
+        const triggerChanged = body.preset_code !== undefined || body.preset_values !== undefined || body.trigger_type !== undefined || body.filters !== undefined;
+        let trigger = before.trigger;
+        if (triggerChanged) {
+          // What the body leaves out is kept: the preset, its values and extra filters, or the explicit trigger.
+          const presetCode = body.preset_code === undefined ? before.trigger.preset_code : body.preset_code;
+          const samePreset = presetCode !== null && presetCode === before.trigger.preset_code;
+          trigger = triggerOf({
+            preset_code: presetCode,
+            preset_values: body.preset_values ?? (samePreset ? before.trigger.preset_values : undefined),
+            trigger_type: body.trigger_type ?? (presetCode === null ? before.trigger.trigger_type : undefined),
+            filters: body.filters ?? (presetCode === null ? (before.trigger.preset_code === null ? before.trigger.filters : []) : samePreset ? before.trigger.extra_filters : []),
+          });
+        }
+        const definition: Definition = { trigger, steps: body.steps ?? before.steps };
+        const newVersion = triggerChanged || body.steps !== undefined;
+        if (newVersion) check(definition);
+        const enabled = body.enabled ?? current.workflow.enabled;
+        const version = newVersion ? current.workflow.version + 1 : current.workflow.version;
+        if (newVersion) await repo.insertVersion(tx, { entityId: p.entityId, workflowId: id, version, definition, createdByEmployeeId: p.employeeId });
+        await repo.updateWorkflow(tx, id, {
+          ...(body.name !== undefined ? { name: body.name.trim() } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          enabled,
+          version,
+          updatedByEmployeeId: p.employeeId,
+        });
+        if (newVersion || enabled !== current.workflow.enabled) {
+          await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: id, triggerType: trigger.trigger_type, presetCode: trigger.preset_code, filters: trigger.filters, enabled, nextRunAt: nextRun(trigger, enabled, p.entityId) });
+        }
+      });
+      return toWorkflowResponse(await load(p, id));
+    },
+
+    async remove(p: Principal, id: number): Promise<void> {
+      if (!(await repo.deleteWorkflow(db, p.entityId, id))) throw notFound('workflow', id);
+    },
+
+    async versions(p: Principal, id: number) {
+      await load(p, id);
+      const rows = await repo.listVersions(db, p.entityId, id);
+      return { data: rows.map((v) => ({ version: v.version, definition: v.definition, created_by_employee_id: v.createdByEmployeeId, created_at: v.createdAt.toISOString() })) };
+    },
+  };
+}
+
+export type WorkflowService = ReturnType<typeof createWorkflowService>;
+
+export function toWorkflowResponse(r: repo.WorkflowWithTrigger): WorkflowResponse {
+  const d = r.definition as Definition;
+  return {
+    id: r.workflow.id,
+    name: r.workflow.name,
+    description: r.workflow.description,
+    enabled: r.workflow.enabled,
+    version: r.workflow.version,
+    trigger: {
+      trigger_type: r.trigger.triggerType as TriggerEvent,
+      preset_code: r.trigger.presetCode,
+      filters: r.trigger.filters as unknown[],
+      ...(r.trigger.triggerType === 'scheduled' ? { next_run_at: r.trigger.nextRunAt?.toISOString() ?? null } : {}),
+    },
+    steps: d.steps,
+    created_at: r.workflow.createdAt.toISOString(),
+    updated_at: r.workflow.updatedAt.toISOString(),
+  };
+}
