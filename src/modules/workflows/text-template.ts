@@ -23,6 +23,7 @@ export function renderDeep<T>(value: T, context: unknown): T {
 function display(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (Array.isArray(v)) return v.map(display).join(', ');
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return v.toString();
+  return JSON.stringify(v) ?? '';
 }
