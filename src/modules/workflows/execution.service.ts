@@ -68,11 +68,12 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
   const definitions = new LRUCache<string, Definition>({ max: 2000 });
   const actions = createActions(deps.actions);
 
-  async function definitionOf(workflowId: number, version: number): Promise<Definition | undefined> {
+  /** Versions never change once written: cached. Inside a transaction pass it as `via` (PGlite is one session). */
+  async function definitionOf(workflowId: number, version: number, via: Db = db): Promise<Definition | undefined> {
     const key = `${workflowId}:${version}`;
     let d = definitions.get(key);
     if (!d) {
-      d = (await repo.versionDefinition(db, workflowId, version)) as Definition | undefined;
+      d = (await repo.versionDefinition(via, workflowId, version)) as Definition | undefined;
       if (d) definitions.set(key, d);
     }
     return d;
@@ -80,7 +81,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
 
   /** Inserts the execution and enqueues its first step on `tx`; undefined when `dedupKey` already ran. */
   async function begin(tx: Db, start: { entityId: number; workflowId: number; version: number; triggerType: TriggerEvent; trigger: Record<string, unknown>; depth: number; dedupKey: string }) {
-    const definition = await definitionOf(start.workflowId, start.version);
+    const definition = await definitionOf(start.workflowId, start.version, tx);
     const first = definition?.steps[0];
     if (!first) return undefined;
     const context: ExecutionContext = { trigger: start.trigger, workflow: { id: start.workflowId, version: start.version, step_visits: {} } };

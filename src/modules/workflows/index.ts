@@ -54,7 +54,7 @@ export async function registerWorkflowsModule(
     placement: { contact: createContactPlacement(ctx.db), lead: createLeadPlacement(ctx.db), groupExists: (entityId, groupId) => groupExists('group', entityId, groupId) },
     metrics: { loopStopped, executionsStarted },
   });
-  const workflows = createWorkflowService({ db: ctx.db, nextRunAt: (filters, entityId) => executions.nextRunAt(filters, entityId) });
+  const workflows = createWorkflowService({ db: ctx.db, nextRunAt: (filters, entityId) => executions.nextRunAt(filters, entityId), webhookAllowedAddresses: ctx.config.workflows.webhookAllowedAddresses });
 
   await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, policy: 'short' });
   await ctx.queue.define(SCHEDULE_QUEUE, { retryLimit: 2, retryDelay: 10, expireInSeconds: 120 });

@@ -38,7 +38,7 @@ export function nextSlot(schedule: Schedule, after: Date, entityId: number): Slo
   for (let d = 0; d <= 8; d++) {
     const day = today.plus({ days: d });
     if (!schedule.activeDays.includes(day.weekday)) continue;
-    const at = DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour, minute }, { zone: schedule.timezone });
+    const at = firstOccurrence(DateTime.fromObject({ year: day.year, month: day.month, day: day.day, hour, minute }, { zone: schedule.timezone }));
     if (at.toMillis() <= after.getTime()) continue;
     return {
       at: at.toJSDate(),
@@ -55,4 +55,15 @@ export function slotAt(schedule: Schedule, at: Date, entityId: number): Slot {
     at,
     context: { type: 'scheduled', entity_id: entityId, execution_date: local.toISODate()!, execution_time: local.toFormat('HH:mm'), timezone: schedule.timezone, day_of_week: local.weekday },
   };
+}
+
+/**
+ * luxon resolves a wall time repeated by a fall-back change to its later occurrence; a schedule runs at
+ * the first one (as cron does), so step back by the change when the earlier instant shows the same wall time.
+ */
+function firstOccurrence(at: DateTime): DateTime {
+  const before = at.minus({ hours: 12 }).offset;
+  if (before <= at.offset) return at;
+  const earlier = at.minus({ minutes: before - at.offset });
+  return earlier.toFormat('yyyy-MM-dd HH:mm') === at.toFormat('yyyy-MM-dd HH:mm') ? earlier : at;
 }

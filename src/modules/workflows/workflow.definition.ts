@@ -39,7 +39,8 @@ export function followingStep(steps: readonly Step[], key: string): string | nul
 }
 
 /** Errors of `definition`, each naming its place in the request body (`/body/steps/2/next`). */
-export function definitionErrors(definition: Definition): FieldError[] {
+/** `allowedAddresses`: literal addresses a webhook may name although private (WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES). */
+export function definitionErrors(definition: Definition, allowedAddresses: readonly string[] = []): FieldError[] {
   const { trigger, steps } = definition;
   const errors = validateFilters({ event: trigger.trigger_type }, trigger.filters, '/body/filters');
   if (trigger.trigger_type === 'scheduled' && !trigger.filters.some((f) => 'field' in f && f.field === 'run_at_time')) {
@@ -63,7 +64,7 @@ export function definitionErrors(definition: Definition): FieldError[] {
       errors.push({ field: at, message: 'assign_conversation takes exactly one of employee_id or queue_id' });
     }
     if (s.action === 'webhook') {
-      const problem = webhookUrlProblem(s.url);
+      const problem = webhookUrlProblem(s.url, allowedAddresses);
       if (problem) errors.push({ field: `${at}/url`, message: problem });
     }
   });
@@ -74,7 +75,7 @@ export function definitionErrors(definition: Definition): FieldError[] {
  * What is wrong with a webhook address at save time: not HTTPS, credentials in it, or a literal
  * loopback/private name. Names that resolve to such addresses are refused when called (outbound-webhook.ts).
  */
-export function webhookUrlProblem(raw: string): string | undefined {
+export function webhookUrlProblem(raw: string, allowedAddresses: readonly string[] = []): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -84,6 +85,7 @@ export function webhookUrlProblem(raw: string): string | undefined {
   if (url.protocol !== 'https:') return 'must use https';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials (use headers)';
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (allowedAddresses.includes(host)) return undefined;
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return 'must not name a local host';
   if (isIP(host) !== 0 && isPrivateLiteral(host)) return 'must not name a private, loopback or reserved address';
   return undefined;

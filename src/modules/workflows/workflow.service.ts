@@ -15,7 +15,7 @@ import { definitionErrors, type Definition, type TriggerDefinition } from './wor
 import * as repo from './workflow.repository.js';
 import type { WorkflowCreateBody, WorkflowListQuery, WorkflowResponse, WorkflowUpdateBody } from './workflow.schemas.js';
 
-export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unknown, entityId: number) => Date | null }) {
+export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unknown, entityId: number) => Date | null; webhookAllowedAddresses: readonly string[] }) {
   const { db } = deps;
 
   /** The trigger a body asks for: the preset's (plus extra filters) or the explicit one. */
@@ -35,7 +35,7 @@ export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unkno
   }
 
   function check(definition: Definition): void {
-    const errors: FieldError[] = definitionErrors(definition);
+    const errors: FieldError[] = definitionErrors(definition, deps.webhookAllowedAddresses);
     if (errors.length > 0) throw validationFailed(errors, 'The workflow is not valid');
   }
 

@@ -5,8 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
+import { waitFor } from '../../helpers/interactions.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
 type Row = Record<string, any>;
 let t: TestContext;
 let manager: string;
@@ -14,7 +18,7 @@ let viewer: string;
 let outsider: string;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ startQueue: true });
   const e1 = (await makeEntity(t.database.db, 'Workflows One')).id;
   const e2 = (await makeEntity(t.database.db, 'Workflows Two')).id;
   manager = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1, codes: ['workflows.manage', 'workflows.execute'] }));
@@ -156,6 +160,17 @@ describe('dry run', () => {
     const other = (await call('POST', `/api/workflows/${id}/dry-run`, { context: { trigger: { message_text: 'hola', is_first_message: false } } }, viewer)).json();
     expect(other.matched).toBe(false);
     expect((other.steps as Row[]).map((s) => s.step_key)).toEqual(['check', 'again']);
+  });
+});
+
+describe('webhook addresses at run time', () => {
+  it('refuses a name that resolves to a private or loopback address', async (ctx) => {
+    const local = hostname();
+    if (!(await lookup(local).catch(() => undefined))) return ctx.skip(); // this machine's own name does not resolve
+    const id = (await create({ name: 'Interna', preset_code: 'manual', steps: [{ key: 'notify', action: 'webhook', url: `https://${local}:9/x` }] })).json().id as number;
+    expect((await call('POST', `/api/workflows/${id}/execute`, {})).statusCode).toBe(202);
+    const run = await waitFor(async () => ((await call('GET', `/api/workflows/${id}/executions`)).json().data as Row[]).find((r) => r.status !== 'running'), 15_000);
+    expect(run).toMatchObject({ status: 'failed', error: { step_key: 'notify', code: 'address_not_allowed', retryable: false } });
   });
 });
 
