@@ -33,8 +33,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node --import tsx src/main.ts` on `databaseUrl` and resolves once `/readyz` answers 200 (30 s at most). */
-export async function startService(databaseUrl: string, name: string): Promise<ServiceProcess> {
+/** Starts `node --import tsx src/main.ts` on `databaseUrl` (plus `env`) and resolves once `/readyz` answers 200 (30 s at most). */
+export async function startService(databaseUrl: string, name: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `crm-${name}-`));
   const applicationName = `crm-test-${name}-${port}`;
@@ -50,6 +50,7 @@ export async function startService(databaseUrl: string, name: string): Promise<S
       JWT_SECRET: TEST_JWT_SECRET,
       ERP_SESSION_ENCRYPTION_KEY: TEST_ERP_KEY,
       PGAPPNAME: applicationName,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
