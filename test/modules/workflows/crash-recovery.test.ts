@@ -72,7 +72,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('workflow execution after a crash 
 
     await start('wf-crash-2');
     const done = await waitFor(async () => {
-      const e = (await api('GET', `/api/workflows/${id}/executions/${executionId}`)).json() as Row;
+      const e = (await api('GET', `/api/workflows/${id}/executions/${executionId}`)).json<Row>();
       return e.status !== 'running' ? e : undefined;
     }, 30_000);
     expect(done.status).toBe('succeeded');
