@@ -189,6 +189,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('OBJSTORE_BUCKET, OBJSTORE_ACCESS_KEY_ID and OBJSTORE_SECRET_ACCESS_KEY: set all three or none');
   }
 
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: config.workflows.defaultTimezone });
+  } catch {
+    problems.push('WORKFLOWS_DEFAULT_TIMEZONE: must be an IANA time zone such as America/Guatemala');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

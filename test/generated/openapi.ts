@@ -1579,6 +1579,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workflows/trigger-presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Preset cards (event, pre-filled filters, label) */
+        get: operations["getWorkflowsTriggerPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/trigger-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Field registry: fields, types, operators and values per trigger event */
+        get: operations["getWorkflowsTriggerFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workflows of the entity */
+        get: operations["getWorkflows"];
+        put?: never;
+        /** Create a workflow (from a preset_code or a trigger_type) */
+        post: operations["postWorkflows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workflow with its current trigger and steps */
+        get: operations["getWorkflowsById"];
+        put?: never;
+        post?: never;
+        /** Delete a workflow (its history stays) */
+        delete: operations["deleteWorkflowsById"];
+        options?: never;
+        head?: never;
+        /** Rename, enable or disable; a new trigger or steps make a new version */
+        patch: operations["patchWorkflowsById"];
+        trace?: never;
+    };
+    "/api/workflows/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Versions of the definition, newest first */
+        get: operations["getWorkflowsByIdVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{id}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a workflow manually (event manual) */
+        post: operations["postWorkflowsByIdExecute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{id}/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Walk the workflow against a sample context; performs nothing */
+        post: operations["postWorkflowsByIdDryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{id}/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run history, newest first */
+        get: operations["getWorkflowsByIdExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflows/{id}/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One execution with its step results and errors */
+        get: operations["getWorkflowsByIdExecutionsByExecutionId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/interactions/forms/ingest": {
         parameters: {
             query?: never;
@@ -2097,6 +2253,11 @@ export interface operations {
                                 "subscriptions.edit": boolean;
                                 "permissions.catalog.view": boolean;
                                 "communications.command_palette.view": boolean;
+                            };
+                            workflows: {
+                                "workflows.view": boolean;
+                                "workflows.manage": boolean;
+                                "workflows.execute": boolean;
                             };
                         };
                         explain?: {
@@ -12098,6 +12259,1353 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsTriggerPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            code: string;
+                            /** @description Trigger event (planned events for cards not available yet) */
+                            event: string;
+                            /** @enum {string} */
+                            category: "Mensajeria" | "Tiempo" | "Manual" | "CRM";
+                            label: string;
+                            /** @description Pre-filled filters; `{keyword}` marks the user's text */
+                            filters: unknown[];
+                            inputs: {
+                                name: string;
+                                required: boolean;
+                                description: string;
+                            }[];
+                            available: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsTriggerFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            /** @enum {string} */
+                            status: "mvp" | "post_mvp";
+                            fields: {
+                                field: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "boolean" | "date" | "number[]";
+                                operators: ("eq" | "neq" | "contains" | "not_contains" | "in" | "not_in" | "is_empty" | "is_not_empty" | "gt" | "gte" | "lt" | "lte" | "before" | "after")[];
+                                values?: (string | number)[];
+                                caseInsensitive?: boolean;
+                                description: string;
+                                /** @description Not in SPEC's registry: ours */
+                                addition?: boolean;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflows: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                enabled?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            description: string | null;
+                            enabled: boolean;
+                            version: number;
+                            trigger: {
+                                /** @enum {string} */
+                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                                preset_code: string | null;
+                                filters: unknown[];
+                                /** @description Scheduled workflows: the next slot */
+                                next_run_at?: string | null;
+                            };
+                            steps: unknown[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWorkflows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description With preset_code the server resolves the event and the pre-filled filters; `filters` are added to them (AND) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @description Default true */
+                    enabled?: boolean;
+                    preset_code?: string;
+                    /** @description What the preset card asks the user for */
+                    preset_values?: {
+                        keyword?: string;
+                        /** @description HH:mm */
+                        run_at_time?: string;
+                        timezone?: string;
+                    };
+                    /**
+                     * @description Required without preset_code; with one it must match the preset
+                     * @enum {string}
+                     */
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                    /** @description All must hold (AND); groups nest OR and AND */
+                    filters?: Record<string, never>[];
+                    steps: ({
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "send_text";
+                        /** @description May name context values: {{trigger.sender_name}} */
+                        text: string;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "send_template";
+                        template: {
+                            name: string;
+                            language: {
+                                code: string;
+                                /** @enum {string} */
+                                policy?: "deterministic";
+                            };
+                            components?: {
+                                type: "header" | "body" | "button";
+                                sub_type?: "quick_reply" | "url" | "copy_code" | "flow";
+                                index?: number | string;
+                                parameters: {
+                                    type: "text" | "currency" | "date_time" | "image" | "video" | "document" | "payload" | "coupon_code";
+                                    parameter_name?: string;
+                                    text?: string;
+                                    payload?: string;
+                                    coupon_code?: string;
+                                    currency?: {
+                                        fallback_value: string;
+                                        code: string;
+                                        amount_1000: number;
+                                    };
+                                    date_time?: {
+                                        fallback_value: string;
+                                    };
+                                    image?: {
+                                        id?: string;
+                                        /** Format: uri */
+                                        link?: string;
+                                    };
+                                    video?: {
+                                        id?: string;
+                                        /** Format: uri */
+                                        link?: string;
+                                    };
+                                    document?: {
+                                        id?: string;
+                                        /** Format: uri */
+                                        link?: string;
+                                        filename?: string;
+                                    };
+                                }[];
+                            }[];
+                        };
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "assign_conversation";
+                        /** @description Employee to assign */
+                        employee_id?: number;
+                        /** @description Routing queue: its next member by round robin */
+                        queue_id?: number;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "assign_seller";
+                        /** @description Seller to assign to the lead */
+                        employee_id: number;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "add_note";
+                        text: string;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "set_follow_up";
+                        follow_up: boolean;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "wait";
+                        /** @description Delay before the next step (up to 30 days) */
+                        seconds: number;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "webhook";
+                        /** @description HTTPS only; private, loopback and reserved addresses are refused */
+                        url: string;
+                        /**
+                         * @description Default POST
+                         * @enum {string}
+                         */
+                        method?: "POST" | "PUT" | "PATCH";
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "condition";
+                        /** @description All must hold (AND); groups nest OR and AND */
+                        filters: Record<string, never>[];
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        then?: string | null;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        else?: string | null;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        description: string | null;
+                        enabled: boolean;
+                        version: number;
+                        trigger: {
+                            /** @enum {string} */
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            preset_code: string | null;
+                            filters: unknown[];
+                            /** @description Scheduled workflows: the next slot */
+                            next_run_at?: string | null;
+                        };
+                        steps: unknown[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        description: string | null;
+                        enabled: boolean;
+                        version: number;
+                        trigger: {
+                            /** @enum {string} */
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            preset_code: string | null;
+                            filters: unknown[];
+                            /** @description Scheduled workflows: the next slot */
+                            next_run_at?: string | null;
+                        };
+                        steps: unknown[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWorkflowsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchWorkflowsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Changing the trigger or the steps creates a new version; running executions finish on theirs */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    enabled?: boolean;
+                    preset_code?: string | null;
+                    /** @description What the preset card asks the user for */
+                    preset_values?: {
+                        keyword?: string;
+                        /** @description HH:mm */
+                        run_at_time?: string;
+                        timezone?: string;
+                    };
+                    /** @enum {string} */
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                    /** @description All must hold (AND); groups nest OR and AND */
+                    filters?: Record<string, never>[];
+                    steps?: ({
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "send_text";
+                        /** @description May name context values: {{trigger.sender_name}} */
+                        text: string;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "send_template";
+                        template: {
+                            name: string;
+                            language: {
+                                code: string;
+                                /** @enum {string} */
+                                policy?: "deterministic";
+                            };
+                            components?: {
+                                type: "header" | "body" | "button";
+                                sub_type?: "quick_reply" | "url" | "copy_code" | "flow";
+                                index?: number | string;
+                                parameters: {
+                                    type: "text" | "currency" | "date_time" | "image" | "video" | "document" | "payload" | "coupon_code";
+                                    parameter_name?: string;
+                                    text?: string;
+                                    payload?: string;
+                                    coupon_code?: string;
+                                    currency?: {
+                                        fallback_value: string;
+                                        code: string;
+                                        amount_1000: number;
+                                    };
+                                    date_time?: {
+                                        fallback_value: string;
+                                    };
+                                    image?: {
+                                        id?: string;
+                                        /** Format: uri */
+                                        link?: string;
+                                    };
+                                    video?: {
+                                        id?: string;
+                                        /** Format: uri */
+                                        link?: string;
+                                    };
+                                    document?: {
+                                        id?: string;
+                                        /** Format: uri */
+                                        link?: string;
+                                        filename?: string;
+                                    };
+                                }[];
+                            }[];
+                        };
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "assign_conversation";
+                        /** @description Employee to assign */
+                        employee_id?: number;
+                        /** @description Routing queue: its next member by round robin */
+                        queue_id?: number;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "assign_seller";
+                        /** @description Seller to assign to the lead */
+                        employee_id: number;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "add_note";
+                        text: string;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "set_follow_up";
+                        follow_up: boolean;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "wait";
+                        /** @description Delay before the next step (up to 30 days) */
+                        seconds: number;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "webhook";
+                        /** @description HTTPS only; private, loopback and reserved addresses are refused */
+                        url: string;
+                        /**
+                         * @description Default POST
+                         * @enum {string}
+                         */
+                        method?: "POST" | "PUT" | "PATCH";
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "condition";
+                        /** @description All must hold (AND); groups nest OR and AND */
+                        filters: Record<string, never>[];
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        then?: string | null;
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        else?: string | null;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        description: string | null;
+                        enabled: boolean;
+                        version: number;
+                        trigger: {
+                            /** @enum {string} */
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            preset_code: string | null;
+                            filters: unknown[];
+                            /** @description Scheduled workflows: the next slot */
+                            next_run_at?: string | null;
+                        };
+                        steps: unknown[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsByIdVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            version: number;
+                            definition: unknown;
+                            created_by_employee_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWorkflowsByIdExecute: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a request with the same key starts nothing new (409 execution_exists) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The records the manual run is about (SPEC manual context); a contact implies its lead and group */
+        requestBody: {
+            content: {
+                "application/json": {
+                    contact_id?: number | null;
+                    lead_id?: number | null;
+                    group_id?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        workflow_id: number;
+                        workflow_version: number;
+                        trigger_type: string;
+                        /** @enum {string} */
+                        status: "running" | "succeeded" | "failed" | "stopped";
+                        /** @description Workflow-caused hops before this execution (loop protection) */
+                        depth: number;
+                        context_json: unknown;
+                        error: unknown;
+                        /** Format: date-time */
+                        started_at: string;
+                        finished_at: string | null;
+                        steps?: {
+                            step_key: string;
+                            visit: number;
+                            action: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "failed";
+                            attempts: number;
+                            result: unknown;
+                            error: unknown;
+                            /** Format: date-time */
+                            started_at: string;
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `workflow_disabled`, `execution_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWorkflowsByIdDryRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A sample context: `{ trigger: {...} }` as SPEC shapes it; step visits start at 0 */
+                    context: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the trigger filters hold for the sample */
+                        matched: boolean;
+                        steps: {
+                            step_key: string;
+                            action: string;
+                            /** @description What the step would do, with its text rendered */
+                            would: unknown;
+                        }[];
+                        /** @description Why the walk stopped early (a wait, the step limit) */
+                        stopped_by?: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsByIdExecutions: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                status?: "running" | "succeeded" | "failed" | "stopped";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            workflow_id: number;
+                            workflow_version: number;
+                            trigger_type: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "failed" | "stopped";
+                            /** @description Workflow-caused hops before this execution (loop protection) */
+                            depth: number;
+                            context_json: unknown;
+                            error: unknown;
+                            /** Format: date-time */
+                            started_at: string;
+                            finished_at: string | null;
+                            steps?: {
+                                step_key: string;
+                                visit: number;
+                                action: string;
+                                /** @enum {string} */
+                                status: "running" | "succeeded" | "failed";
+                                attempts: number;
+                                result: unknown;
+                                error: unknown;
+                                /** Format: date-time */
+                                started_at: string;
+                                finished_at: string | null;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWorkflowsByIdExecutionsByExecutionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                executionId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        workflow_id: number;
+                        workflow_version: number;
+                        trigger_type: string;
+                        /** @enum {string} */
+                        status: "running" | "succeeded" | "failed" | "stopped";
+                        /** @description Workflow-caused hops before this execution (loop protection) */
+                        depth: number;
+                        context_json: unknown;
+                        error: unknown;
+                        /** Format: date-time */
+                        started_at: string;
+                        finished_at: string | null;
+                        steps?: {
+                            step_key: string;
+                            visit: number;
+                            action: string;
+                            /** @enum {string} */
+                            status: "running" | "succeeded" | "failed";
+                            attempts: number;
+                            result: unknown;
+                            error: unknown;
+                            /** Format: date-time */
+                            started_at: string;
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

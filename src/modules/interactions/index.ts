@@ -38,6 +38,7 @@ export type { EventOrigin, MessageOutboundEvent, MessageInboundTriggerContext } 
 export type { OutboundService, Sender } from './outbound.service.js';
 export type { ConversationAutomation, ConversationRef } from './conversation-automation.service.js';
 export type { AnyOutboundBody } from './outbound.schemas.js';
+export { TemplateMessageBody } from './outbound.schemas.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -37,10 +37,10 @@ export const workflowRoutes: FastifyPluginAsyncTypebox<{ workflows: WorkflowServ
   app.get('/trigger-fields', { config: { auth: VIEW }, schema: { tags, summary: 'Field registry: fields, types, operators and values per trigger event', response: { 200: FieldRegistryResponse } } }, async () =>
     workflows.fieldRegistry(),
   );
-  app.get('/', { config: { auth: VIEW }, schema: { tags, summary: 'Workflows of the entity', querystring: WorkflowListQuery, response: { 200: WorkflowListResponse } } }, async (request) =>
+  app.get('', { config: { auth: VIEW }, schema: { tags, summary: 'Workflows of the entity', querystring: WorkflowListQuery, response: { 200: WorkflowListResponse } } }, async (request) =>
     workflows.list(principalOf(request), request.query),
   );
-  app.post('/', { config: { auth: MANAGE }, schema: { tags, summary: 'Create a workflow (from a preset_code or a trigger_type)', body: WorkflowCreateBody, response: { 201: WorkflowResponse } } }, async (request, reply) =>
+  app.post('', { config: { auth: MANAGE }, schema: { tags, summary: 'Create a workflow (from a preset_code or a trigger_type)', body: WorkflowCreateBody, response: { 201: WorkflowResponse } } }, async (request, reply) =>
     reply.code(201).send(await workflows.create(principalOf(request), request.body)),
   );
   app.get('/:id', { config: { auth: VIEW }, schema: { tags, summary: 'A workflow with its current trigger and steps', params: IdParams, response: { 200: WorkflowResponse } } }, async (request) =>

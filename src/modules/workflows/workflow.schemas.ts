@@ -9,7 +9,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Id, IdOf } from '../../platform/http/ids.js';
 import { Pagination, pageQuery } from '../../platform/http/pagination.js';
 import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
-import { TemplateMessageBody } from '../interactions/outbound.schemas.js';
+import { TemplateMessageBody } from '../interactions/index.js';
 import { FILTER_OPERATORS } from './filter-engine.js';
 import { TRIGGER_EVENTS } from './field-registry.js';
 import { EXECUTION_STATUSES, STEP_STATUSES } from './workflow.table.js';

@@ -109,7 +109,7 @@ describe('GET /api/permissions/schema', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers.etag).toBe(`"${SCHEMA_VERSION}"`);
     const body = res.json();
-    expect(body.modules.map((m: { key: string }) => m.key)).toEqual(['cartera', 'registros', 'catalogo', 'configuracion', 'administracion']);
+    expect(body.modules.map((m: { key: string }) => m.key)).toEqual(['cartera', 'registros', 'catalogo', 'configuracion', 'administracion', 'workflows']);
     expect(body.modules.flatMap((m: { permissions: unknown[] }) => m.permissions)).toHaveLength(ALL_PERMISSION_CODES.length);
 
     const cached = await get('/api/permissions/schema', token, { 'if-none-match': res.headers.etag as string });
