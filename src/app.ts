@@ -38,6 +38,7 @@ import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
 import { registerWorkflowsModule } from './modules/workflows/index.js';
+import { registerCommerceModule } from './modules/commerce/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -166,6 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerCarteraModule(app, ctx, records);
   const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
   await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
+  await registerCommerceModule(app, ctx, identity);
   await registerWorkflowsModule(app, ctx, { conversations: interactions.automation, records }, { workers: deps.startQueue !== false, now: deps.now });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);

@@ -1579,6 +1579,198 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quotes of the entity */
+        get: operations["getQuotes"];
+        put?: never;
+        /** Create a draft quote */
+        post: operations["postQuotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A quote with its lines and totals */
+        get: operations["getQuotesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a draft */
+        patch: operations["patchQuotesById"];
+        trace?: never;
+    };
+    "/quotes/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a draft as sent to the customer */
+        post: operations["postQuotesByIdSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the customer's approval (publishes quote.approved) */
+        post: operations["postQuotesByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the customer's rejection (publishes quote.rejected) */
+        post: operations["postQuotesByIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orders of the entity */
+        get: operations["getOrders"];
+        put?: never;
+        /** Create an order from an approved quote or with lines (publishes order.created, pushed to the ERP) */
+        post: operations["postOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order with its lines and ERP state */
+        get: operations["getOrdersById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunity-pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's pipeline states, in order */
+        get: operations["getOpportunityPipeline"];
+        /** Replace the pipeline (states kept by id, added, archived) */
+        put: operations["putOpportunityPipeline"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Opportunities of the entity */
+        get: operations["getOpportunities"];
+        put?: never;
+        /** Open an opportunity on a lead */
+        post: operations["postOpportunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An opportunity with its state history */
+        get: operations["getOpportunitiesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opportunities/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move to another state (recorded; publishes opportunity.state_changed) */
+        post: operations["postOpportunitiesByIdState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workflows/trigger-presets": {
         parameters: {
             query?: never;
@@ -12277,6 +12469,1748 @@ export interface operations {
             };
         };
     };
+    getQuotes: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Lead */
+                lead_id?: number;
+                status?: "draft" | "sent" | "approved" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            lead_id: number;
+                            contact_id: number | null;
+                            seller_employee_id: number;
+                            /** @enum {string} */
+                            status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                            valid_until: string;
+                            notes: string;
+                            currency: string;
+                            /** @description Sum of line gross amounts */
+                            subtotal: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            /** @description Total in minor units of the currency */
+                            total_minor: number;
+                            lines: {
+                                position: number;
+                                product_code: string | null;
+                                description: string;
+                                quantity: string;
+                                unit_price: string;
+                                discount_percent: string;
+                                tax_percent: string;
+                                gross: string;
+                                discount: string;
+                                tax: string;
+                                total: string;
+                                total_minor: number;
+                            }[];
+                            /** @description The order created from this quote */
+                            order_id: number | null;
+                            sent_at: string | null;
+                            decided_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postQuotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lead (or client) quoted */
+                    lead_id: number;
+                    /** @description Contact of the lead the quote is for */
+                    contact_id?: number;
+                    /** @description Seller; another than the caller needs catalog.seller_change */
+                    seller_employee_id?: number;
+                    /** @description ISO 4217, e.g. GTQ */
+                    currency: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    valid_until: string;
+                    notes?: string;
+                    lines: {
+                        product_code?: string;
+                        description: string;
+                        /** @description Up to 3 decimals, e.g. "1.5" */
+                        quantity: string;
+                        /** @description In the document currency, at most its minor digits, e.g. "12.50" */
+                        unit_price: string;
+                        /** @description 0 to 100, up to 2 decimals */
+                        discount_percent?: string;
+                        /** @description Up to 2 decimals, e.g. "12" for IVA */
+                        tax_percent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getQuotesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchQuotesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Drafts only (409 quote_not_editable otherwise); lines are replaced as a whole */
+        requestBody: {
+            content: {
+                "application/json": {
+                    contact_id?: number | null;
+                    /** @description Seller; another than the caller needs catalog.seller_change */
+                    seller_employee_id?: number;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    valid_until?: string;
+                    notes?: string;
+                    lines?: {
+                        product_code?: string;
+                        description: string;
+                        /** @description Up to 3 decimals, e.g. "1.5" */
+                        quantity: string;
+                        /** @description In the document currency, at most its minor digits, e.g. "12.50" */
+                        unit_price: string;
+                        /** @description 0 to 100, up to 2 decimals */
+                        discount_percent?: string;
+                        /** @description Up to 2 decimals, e.g. "12" for IVA */
+                        tax_percent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `quote_not_editable` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postQuotesByIdSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postQuotesByIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postQuotesByIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Lead */
+                lead_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            quote_id: number | null;
+                            lead_id: number;
+                            contact_id: number | null;
+                            seller_employee_id: number;
+                            notes: string;
+                            currency: string;
+                            /** @description Sum of line gross amounts */
+                            subtotal: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            /** @description Total in minor units of the currency */
+                            total_minor: number;
+                            lines: {
+                                position: number;
+                                product_code: string | null;
+                                description: string;
+                                quantity: string;
+                                unit_price: string;
+                                discount_percent: string;
+                                tax_percent: string;
+                                gross: string;
+                                discount: string;
+                                tax: string;
+                                total: string;
+                                total_minor: number;
+                            }[];
+                            erp: {
+                                /** @enum {string} */
+                                push_status: "pending" | "pushed" | "failed";
+                                order_number: string | null;
+                                status: string | null;
+                                error: unknown;
+                                pushed_at: string | null;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An approved quote; its lines, currency and parties are copied */
+                    quote_id: number;
+                } | {
+                    /** @description Lead (or client) ordering */
+                    lead_id: number;
+                    /** @description Contact of the lead */
+                    contact_id?: number;
+                    /** @description Seller; another than the caller needs catalog.seller_change */
+                    seller_employee_id?: number;
+                    /** @description ISO 4217, e.g. GTQ */
+                    currency: string;
+                    notes?: string;
+                    lines: {
+                        product_code?: string;
+                        description: string;
+                        /** @description Up to 3 decimals, e.g. "1.5" */
+                        quantity: string;
+                        /** @description In the document currency, at most its minor digits, e.g. "12.50" */
+                        unit_price: string;
+                        /** @description 0 to 100, up to 2 decimals */
+                        discount_percent?: string;
+                        /** @description Up to 2 decimals, e.g. "12" for IVA */
+                        tax_percent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        quote_id: number | null;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        erp: {
+                            /** @enum {string} */
+                            push_status: "pending" | "pushed" | "failed";
+                            order_number: string | null;
+                            status: string | null;
+                            error: unknown;
+                            pushed_at: string | null;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `quote_not_approved`, `order_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrdersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        quote_id: number | null;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        erp: {
+                            /** @enum {string} */
+                            push_status: "pending" | "pushed" | "failed";
+                            order_number: string | null;
+                            status: string | null;
+                            error: unknown;
+                            pushed_at: string | null;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpportunityPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        states: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putOpportunityPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The whole ordered pipeline: states with an id are kept (renamed, moved), new ones added, missing ones archived */
+        requestBody: {
+            content: {
+                "application/json": {
+                    states: {
+                        id?: number;
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "open" | "won" | "lost";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        states: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `state_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpportunities: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Lead */
+                lead_id?: number;
+                /** @description State */
+                state_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            lead_id: number;
+                            name: string;
+                            state: {
+                                id: number;
+                                name: string;
+                                position: number;
+                                /** @enum {string} */
+                                outcome: "open" | "won" | "lost";
+                            };
+                            value: string;
+                            value_minor: number;
+                            currency: string;
+                            expected_close_date: string | null;
+                            owner_employee_id: number | null;
+                            history?: {
+                                from_state_id: number | null;
+                                to_state_id: number;
+                                changed_by_employee_id: number | null;
+                                /** Format: date-time */
+                                changed_at: string;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postOpportunities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lead */
+                    lead_id: number;
+                    name: string;
+                    /** @description Expected value in `currency` */
+                    value: string;
+                    /** @description ISO 4217, e.g. GTQ */
+                    currency: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    expected_close_date?: string;
+                    /** @description Starting state; default the first of the pipeline */
+                    state_id?: number;
+                    /** @description Owner; default the caller */
+                    owner_employee_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        name: string;
+                        state: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        };
+                        value: string;
+                        value_minor: number;
+                        currency: string;
+                        expected_close_date: string | null;
+                        owner_employee_id: number | null;
+                        history?: {
+                            from_state_id: number | null;
+                            to_state_id: number;
+                            changed_by_employee_id: number | null;
+                            /** Format: date-time */
+                            changed_at: string;
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOpportunitiesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        name: string;
+                        state: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        };
+                        value: string;
+                        value_minor: number;
+                        currency: string;
+                        expected_close_date: string | null;
+                        owner_employee_id: number | null;
+                        history?: {
+                            from_state_id: number | null;
+                            to_state_id: number;
+                            changed_by_employee_id: number | null;
+                            /** Format: date-time */
+                            changed_at: string;
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postOpportunitiesByIdState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description State to move to */
+                    state_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        name: string;
+                        state: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        };
+                        value: string;
+                        value_minor: number;
+                        currency: string;
+                        expected_close_date: string | null;
+                        owner_employee_id: number | null;
+                        history?: {
+                            from_state_id: number | null;
+                            to_state_id: number;
+                            changed_by_employee_id: number | null;
+                            /** Format: date-time */
+                            changed_at: string;
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getWorkflowsTriggerPresets: {
         parameters: {
             query?: never;
@@ -12368,7 +14302,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                             /** @enum {string} */
                             status: "mvp" | "post_mvp";
                             fields: {
@@ -12431,7 +14365,7 @@ export interface operations {
                 limit?: number;
                 /** @description Rows to skip */
                 offset?: number;
-                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                 enabled?: boolean;
             };
             header?: never;
@@ -12455,7 +14389,7 @@ export interface operations {
                             version: number;
                             trigger: {
                                 /** @enum {string} */
-                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                                 preset_code: string | null;
                                 filters: unknown[];
                                 /** @description Scheduled workflows: the next slot */
@@ -12543,7 +14477,7 @@ export interface operations {
                      * @description Required without preset_code; with one it must match the preset
                      * @enum {string}
                      */
-                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                     /** @description All must hold (AND); groups nest OR and AND */
                     filters?: Record<string, never>[];
                     steps: ({
@@ -12698,7 +14632,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -12775,7 +14709,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -12926,7 +14860,7 @@ export interface operations {
                         timezone?: string;
                     };
                     /** @enum {string} */
-                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                     /** @description All must hold (AND); groups nest OR and AND */
                     filters?: Record<string, never>[];
                     steps?: ({
@@ -13081,7 +15015,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */

@@ -13,7 +13,20 @@ import { DateTime, Duration } from 'luxon';
 import type { FieldError } from '../../platform/errors.js';
 import { FILTER_OPERATORS, type FilterOperator } from './filter-engine.js';
 
-export const TRIGGER_EVENTS = ['message.inbound', 'scheduled', 'manual', 'message.outbound', 'contact.created', 'lead.created', 'lead.assigned', 'lead.unassigned'] as const;
+export const TRIGGER_EVENTS = [
+  'message.inbound',
+  'scheduled',
+  'manual',
+  'message.outbound',
+  'contact.created',
+  'lead.created',
+  'lead.assigned',
+  'lead.unassigned',
+  'quote.approved',
+  'quote.rejected',
+  'order.created',
+  'opportunity.state_changed',
+] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
 /** SPEC "Workflow trigger events": which events are MVP and which are post-MVP with an emit point here. */
@@ -26,6 +39,10 @@ export const EVENT_STATUS: Record<TriggerEvent, 'mvp' | 'post_mvp'> = {
   'lead.created': 'post_mvp',
   'lead.assigned': 'post_mvp',
   'lead.unassigned': 'post_mvp',
+  'quote.approved': 'post_mvp',
+  'quote.rejected': 'post_mvp',
+  'order.created': 'post_mvp',
+  'opportunity.state_changed': 'post_mvp',
 };
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'number[]';
@@ -101,6 +118,28 @@ const LEAD_ASSIGNMENT: FieldDefinition[] = [
   occurredAt,
 ];
 
+const amount = (field: string, description: string): FieldDefinition => ({ field, type: 'number', operators: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'], description, addition: true });
+const currency: FieldDefinition = { field: 'trigger.currency', type: 'string', operators: ['eq', 'neq', 'in', 'not_in'], description: 'ISO 4217 code', addition: true };
+
+const QUOTE_DECIDED: FieldDefinition[] = [amount('trigger.total', 'quote total in currency units (e.g. 1250.5)'), currency, id('trigger.seller_employee_id', 'seller of the quote'), id('trigger.quote_id', 'quote'), ...recordIds, occurredAt];
+const ORDER_CREATED: FieldDefinition[] = [
+  amount('trigger.total', 'order total in currency units'),
+  currency,
+  id('trigger.seller_employee_id', 'seller of the order'),
+  { field: 'trigger.quote_id', type: 'number', operators: ['eq', 'neq', 'is_empty', 'is_not_empty'], description: 'the quote it came from; empty for a direct order', addition: true },
+  ...recordIds,
+  occurredAt,
+];
+const OPPORTUNITY_STATE_CHANGED: FieldDefinition[] = [
+  { field: 'trigger.to_state', type: 'string', operators: ['eq', 'neq', 'in', 'not_in'], description: 'name of the state moved to', addition: true },
+  { field: 'trigger.from_state', type: 'string', operators: ['eq', 'neq', 'in', 'not_in', 'is_empty', 'is_not_empty'], description: 'name of the state left; empty when the opportunity was opened', addition: true },
+  { field: 'trigger.outcome', type: 'string', operators: ['eq', 'neq'], values: ['open', 'won', 'lost'], description: 'outcome of the state moved to', addition: true },
+  id('trigger.opportunity_id', 'opportunity'),
+  id('trigger.lead_id', 'lead'),
+  id('trigger.group_id', 'group'),
+  occurredAt,
+];
+
 export const FIELD_REGISTRY: Record<TriggerEvent, readonly FieldDefinition[]> = {
   'message.inbound': MESSAGE_INBOUND,
   scheduled: SCHEDULED,
@@ -110,6 +149,10 @@ export const FIELD_REGISTRY: Record<TriggerEvent, readonly FieldDefinition[]> = 
   'lead.created': LEAD_CREATED,
   'lead.assigned': LEAD_ASSIGNMENT,
   'lead.unassigned': LEAD_ASSIGNMENT,
+  'quote.approved': QUOTE_DECIDED,
+  'quote.rejected': QUOTE_DECIDED,
+  'order.created': ORDER_CREATED,
+  'opportunity.state_changed': OPPORTUNITY_STATE_CHANGED,
 };
 
 const STEP_VISITS = /^workflow\.step_visits\.([a-z0-9_]{1,40})$/;

@@ -3,8 +3,8 @@
  * with a `preset_code` and the server resolves the event and the filters here; the code is stored in
  * `workflow_step_triggers.preset_code` and never read by the engine.
  *
- * SPEC names no codes for the post-MVP CRM cards: ours are `crm_<event>` (docs/decisions.md), available
- * when their event has an emit point in this service (quotes and opportunities do not yet).
+ * SPEC names no codes for the post-MVP CRM cards: ours are `crm_<event>` (docs/decisions.md). SPEC's CRM
+ * cards all have an emit point here; `available` stays for cards of events planned later.
  */
 import type { FieldError } from '../../platform/errors.js';
 import type { FilterNode } from './filter-engine.js';
@@ -16,7 +16,7 @@ export type PresetInput = 'keyword' | 'run_at_time' | 'timezone';
 export interface PresetCard {
   code: string;
   /** The event the card triggers on; a string for planned events this service does not emit yet. */
-  event: TriggerEvent | 'quote.approved' | 'opportunity.state_changed';
+  event: TriggerEvent;
   category: 'Mensajeria' | 'Tiempo' | 'Manual' | 'CRM';
   label: string;
   /** Pre-filled filters; `{input}` marks a value the user fills in. */
@@ -55,8 +55,8 @@ export const PRESET_CARDS: readonly PresetCard[] = [
   { code: 'crm_lead_assigned', event: 'lead.assigned', category: 'CRM', label: 'Lead asignado', filters: [], inputs: [], available: true },
   { code: 'crm_lead_unassigned', event: 'lead.unassigned', category: 'CRM', label: 'Lead desasignado', filters: [], inputs: [], available: true },
   { code: 'crm_contact_created', event: 'contact.created', category: 'CRM', label: 'Contacto creado', filters: [], inputs: [], available: true },
-  { code: 'crm_quote_approved', event: 'quote.approved', category: 'CRM', label: 'Cotización aprobada', filters: [], inputs: [], available: false },
-  { code: 'crm_opportunity_state_changed', event: 'opportunity.state_changed', category: 'CRM', label: 'Oportunidad cambió de estado', filters: [], inputs: [], available: false },
+  { code: 'crm_quote_approved', event: 'quote.approved', category: 'CRM', label: 'Cotización aprobada', filters: [], inputs: [], available: true },
+  { code: 'crm_opportunity_state_changed', event: 'opportunity.state_changed', category: 'CRM', label: 'Oportunidad cambió de estado', filters: [], inputs: [], available: true },
 ];
 
 export type PresetValues = Partial<Record<PresetInput, string>>;
@@ -82,5 +82,5 @@ export function resolvePreset(code: string, values: PresetValues, extra: FilterN
     filters.unshift({ field: 'run_at_time', operator: 'eq', value: values.run_at_time });
     if (values.timezone) filters.splice(1, 0, { field: 'timezone', operator: 'eq', value: values.timezone });
   }
-  return { event: card.event as TriggerEvent, filters: [...filters, ...extra] };
+  return { event: card.event, filters: [...filters, ...extra] };
 }

@@ -12,7 +12,7 @@ import type { TriggerEvent } from './field-registry.js';
 export type TriggerContext = Record<string, unknown> & { type: TriggerEvent; entity_id: number };
 
 /** The subset of domain events that start workflows, with their trigger context and the origin they carry. */
-export type SubscribedEvent = 'message.inbound' | 'message.outbound' | 'contact.created' | 'lead.created' | 'lead.assigned' | 'lead.unassigned';
+export type SubscribedEvent = Exclude<TriggerEvent, 'scheduled' | 'manual'>;
 
 type ToContext<K extends SubscribedEvent> = (payload: DomainEventMap[K]) => { context: TriggerContext; origin?: EventOrigin | undefined };
 
@@ -29,6 +29,64 @@ export const TRIGGER_CONTEXTS: { [K in SubscribedEvent]: ToContext<K> } = {
   'lead.created': (e) => ({ context: { type: 'lead.created', entity_id: e.entityId, lead_id: e.leadId, group_id: e.groupId, created_by_employee_id: e.createdByEmployeeId, occurred_at: e.occurredAt } }),
   'lead.assigned': leadAssignment('lead.assigned'),
   'lead.unassigned': leadAssignment('lead.unassigned'),
+  'quote.approved': quoteDecided('quote.approved'),
+  'quote.rejected': quoteDecided('quote.rejected'),
+  'order.created': (e) => ({
+    context: {
+      type: 'order.created',
+      entity_id: e.entityId,
+      order_id: e.orderId,
+      quote_id: e.quoteId,
+      lead_id: e.leadId,
+      group_id: e.groupId,
+      contact_id: e.contactId,
+      seller_employee_id: e.sellerEmployeeId,
+      currency: e.currency,
+      total: units(e.totalMinor, e.currency),
+      created_by_employee_id: e.createdByEmployeeId,
+      occurred_at: e.occurredAt,
+    },
+  }),
+  'opportunity.state_changed': (e) => ({
+    context: {
+      type: 'opportunity.state_changed',
+      entity_id: e.entityId,
+      opportunity_id: e.opportunityId,
+      lead_id: e.leadId,
+      group_id: e.groupId,
+      from_state_id: e.fromStateId,
+      from_state: e.fromState,
+      to_state_id: e.toStateId,
+      to_state: e.toState,
+      outcome: e.outcome,
+      changed_by_employee_id: e.changedByEmployeeId,
+      occurred_at: e.occurredAt,
+    },
+  }),
 };
+
+/** Minor units as a number of currency units (1250 GTQ cents → 12.5) for filters such as `trigger.total gt 1000`. */
+function units(minor: number, currency: string): number {
+  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return minor / 10 ** digits;
+}
+
+function quoteDecided<K extends 'quote.approved' | 'quote.rejected'>(type: K): ToContext<K> {
+  return (e) => ({
+    context: {
+      type,
+      entity_id: e.entityId,
+      quote_id: e.quoteId,
+      lead_id: e.leadId,
+      group_id: e.groupId,
+      contact_id: e.contactId,
+      seller_employee_id: e.sellerEmployeeId,
+      currency: e.currency,
+      total: units(e.totalMinor, e.currency),
+      changed_by_employee_id: e.changedByEmployeeId,
+      occurred_at: e.occurredAt,
+    },
+  });
+}
 
 export const SUBSCRIBED_EVENTS = Object.keys(TRIGGER_CONTEXTS) as SubscribedEvent[];

@@ -27,9 +27,9 @@ export interface Definition {
 }
 
 /** Events whose context names a conversation or a contact (conversation actions need one). */
-const WITH_CONVERSATION: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'manual']);
+const WITH_CONVERSATION: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'manual', 'quote.approved', 'quote.rejected', 'order.created']);
 /** Events whose context names a lead (assign_seller needs one). */
-const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'lead.created', 'lead.assigned', 'lead.unassigned', 'manual']);
+const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'lead.created', 'lead.assigned', 'lead.unassigned', 'manual', 'quote.approved', 'quote.rejected', 'order.created', 'opportunity.state_changed']);
 const CONVERSATION_ACTIONS = new Set(['send_text', 'send_template', 'assign_conversation', 'add_note', 'set_follow_up']);
 
 /** The step after `key` when it names no `next`: the following one in the list, or null at the end. */

@@ -33,7 +33,7 @@ const create = async (body: object, token = manager) => call('POST', '/api/workf
 const reply = [{ key: 'reply', action: 'send_text', text: 'Hola {{trigger.sender_name}}' }];
 
 describe('presets and registry', () => {
-  it('lists SPEC’s cards and the CRM cards, the planned ones unavailable', async () => {
+  it('lists SPEC’s cards and the CRM cards', async () => {
     const res = await call('GET', '/api/workflows/trigger-presets', undefined, viewer);
     expect(res.statusCode).toBe(200);
     const cards = res.json().data as Row[];
@@ -41,7 +41,7 @@ describe('presets and registry', () => {
     expect(cards.find((c) => c.code === 'msg_keyword')).toMatchObject({ event: 'message.inbound', category: 'Mensajeria', filters: [{ field: 'trigger.message_text', operator: 'contains' }], inputs: [{ name: 'keyword', required: true }] });
     expect(cards.find((c) => c.code === 'sched_weekdays')).toMatchObject({ event: 'scheduled', category: 'Tiempo', filters: [{ field: 'active_days', operator: 'in', value: [1, 2, 3, 4, 5] }] });
     expect(cards.find((c) => c.code === 'crm_lead_created')).toMatchObject({ category: 'CRM', available: true });
-    expect(cards.find((c) => c.code === 'crm_quote_approved')).toMatchObject({ available: false });
+    expect(cards.find((c) => c.code === 'crm_quote_approved')).toMatchObject({ event: 'quote.approved', available: true });
   });
 
   it('serves the field registry with types, operators and values', async () => {

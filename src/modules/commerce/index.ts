@@ -1,0 +1,42 @@
+/**
+ * Commerce: quotes, orders (pushed to the ERP) and opportunities on leads (SPEC "Catalogo" codes; the
+ * post-MVP events quote.approved, quote.rejected, order.created, opportunity.state_changed). Served bare
+ * and under /api. Uses records (leads, contacts) and identity (sellers) through their services.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DateTime } from 'luxon';
+import type { AppContext } from '../../platform/context.js';
+import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import type { IdentityService } from '../identity/index.js';
+import { createContactPlacement, createLeadPlacement } from '../records/index.js';
+import { createQuoteService } from './quote.service.js';
+import { createOrderService } from './order.service.js';
+import { createOpportunityService } from './opportunity.service.js';
+import { quoteRoutes } from './quote.routes.js';
+import { orderRoutes } from './order.routes.js';
+import { opportunityRoutes } from './opportunity.routes.js';
+import type { PartyLookups } from './commerce-parties.js';
+
+import './commerce.events.js';
+
+export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent } from './commerce.events.js';
+
+export async function registerCommerceModule(app: FastifyInstance, ctx: AppContext, identity: Pick<IdentityService, 'assertActiveMember'>): Promise<void> {
+  const lookups: PartyLookups = {
+    lead: createLeadPlacement(ctx.db),
+    contact: createContactPlacement(ctx.db),
+    assertActiveMember: (entityId, employeeId, field) => identity.assertActiveMember(entityId, employeeId, field),
+  };
+  // Quote validity dates are days in the entity's zone; entities have none yet (docs/decisions.md "Workflows").
+  const today = () => DateTime.now().setZone(ctx.config.workflows.defaultTimezone).toISODate()!;
+  const quotes = createQuoteService({ db: ctx.db, events: ctx.events, lookups, today });
+  const orders = createOrderService({ db: ctx.db, events: ctx.events, lookups, quotes, queuePush: async () => undefined });
+  const opportunities = createOpportunityService({ db: ctx.db, events: ctx.events, lookups });
+  const plugin: FastifyPluginAsyncTypebox = async (scope) => {
+    await scope.register(quoteRoutes, { service: quotes });
+    await scope.register(orderRoutes, { service: orders });
+    await scope.register(opportunityRoutes, { service: opportunities });
+  };
+  await registerBareAndApi(app, plugin, {});
+}
