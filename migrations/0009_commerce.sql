@@ -39,6 +39,7 @@ CREATE TABLE "commerce_order" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"quote_id" integer,
 	"erp_idempotency_key" uuid DEFAULT gen_random_uuid() NOT NULL,
+	"erp_scope" jsonb NOT NULL,
 	"erp_push_status" text DEFAULT 'pending' NOT NULL,
 	"erp_order_number" text,
 	"erp_status" text,

@@ -20,6 +20,10 @@ export interface ErpSimulatorControls {
   failPaths: string[] | null;
   /** When true, API calls never answer (until the simulator closes): the client's timeout fires. */
   hang: boolean;
+  /** The next N order writes are applied, then never answered (the client times out; a retry with the key replays). */
+  hangAfterWrite: number;
+  /** Orders created, by idempotency key. */
+  orders: Map<string, { number: string; status: string; body: unknown; userEmail: string }>;
   /** Lifetime of issued GraphQL JWTs, seconds; 0 or negative issues them already expired. */
   graphqlJwtLifetimeSeconds: number;
   /** When true, GraphQL refuses every JWT with 401 UNAUTHENTICATED. */
@@ -65,7 +69,7 @@ export async function startDemoErpSimulator(port = DEMO_ERP_PORT): Promise<ErpSi
   return startErpSimulator({ port, data: createDemoErpData() });
 }
 
-const DEFAULTS = { latencyMs: 0, failStatus: null, failPaths: null, hang: false, graphqlJwtLifetimeSeconds: 3600, rejectGraphqlJwt: false, selectedEntityOverride: null };
+const DEFAULTS = { latencyMs: 0, failStatus: null, failPaths: null, hang: false, hangAfterWrite: 0, graphqlJwtLifetimeSeconds: 3600, rejectGraphqlJwt: false, selectedEntityOverride: null };
 
 /** Starts the simulator; `url` is its base (use it as ERP_URL, ERP_STAGING_URL and AUTH_ERP). */
 export async function startErpSimulator(options: ErpSimulatorOptions = {}): Promise<ErpSimulator> {
@@ -76,6 +80,7 @@ export async function startErpSimulator(options: ErpSimulatorOptions = {}): Prom
     ...DEFAULTS,
     counts: {},
     issuedJwts: [],
+    orders: new Map(),
     reset() {
       Object.assign(controls, DEFAULTS);
       for (const release of hanging) release();
@@ -205,6 +210,30 @@ export async function startErpSimulator(options: ErpSimulatorOptions = {}): Prom
     const body = (request.body ?? {}) as { client_id?: unknown; text?: unknown };
     if (typeof body.client_id !== 'string' || typeof body.text !== 'string') return reply.code(422).send({ error: 'client_id and text are required' });
     return reply.code(201).send({ id: `N-${randomBytes(4).toString('hex')}`, client_id: body.client_id, text: body.text });
+  });
+
+  // Orders (REST write with Idempotency-Key): one order per key; a repeat answers the same order with 200.
+  app.post('/api/v1/orders', async (request, reply) => {
+    count('write');
+    const user = authUser(request.headers);
+    if (!user) return reply.code(401).send({ error: 'invalid_api_key' });
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || key === '') return reply.code(422).send({ error: 'Idempotency-Key is required' });
+    const body = (request.body ?? {}) as { lines?: unknown; currency?: unknown };
+    if (!Array.isArray(body.lines) || typeof body.currency !== 'string') return reply.code(422).send({ error: 'currency and lines are required' });
+    const earlier = controls.orders.get(key);
+    if (earlier) return reply.code(200).send({ number: earlier.number, status: earlier.status });
+    const created = { number: `PED-${String(controls.orders.size + 1).padStart(6, '0')}`, status: 'registered', body, userEmail: user.email };
+    controls.orders.set(key, created);
+    if (controls.hangAfterWrite > 0) {
+      controls.hangAfterWrite--;
+      await new Promise<void>((resolve) => {
+        const release = () => { hanging.delete(release); resolve(); };
+        hanging.add(release);
+        setTimeout(release, 30_000).unref();
+      });
+    }
+    return reply.code(201).send({ number: created.number, status: created.status });
   });
 
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

@@ -1684,6 +1684,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders/{id}/erp-push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Push a failed order to the ERP again (same idempotency key) */
+        post: operations["postOrdersByIdErpPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orders/{id}": {
         parameters: {
             query?: never;
@@ -13527,6 +13544,121 @@ export interface operations {
                 };
             };
             /** @description `quote_not_approved`, `order_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postOrdersByIdErpPush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        quote_id: number | null;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        erp: {
+                            /** @enum {string} */
+                            push_status: "pending" | "pushed" | "failed";
+                            order_number: string | null;
+                            status: string | null;
+                            error: unknown;
+                            pushed_at: string | null;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `order_pushed` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -13,11 +13,13 @@ import { ErpError } from './erp.errors.js';
 import {
   ErpGraphqlToken,
   ErpMemberships,
+  ErpOrderCreated,
   ErpProfile,
   ErpSignIn,
   ErpUserinfo,
   GraphqlEnvelope,
   type ErpMembership,
+  type ErpOrderRequest,
 } from './erp.schemas.js';
 
 /** What identifies a user to the ERP's REST API. */
@@ -128,6 +130,15 @@ export function createErpClient(options: ErpClientOptions) {
       const expiresAt = new Date(body.expires_at);
       if (Number.isNaN(expiresAt.getTime())) throw new ErpError('invalid_response', 'ERP GraphQL token expiry is not a date');
       return { token: body.token, expiresAt };
+    },
+
+    /**
+     * POST /api/v1/orders with `Idempotency-Key`: the ERP creates the order once per key and answers a
+     * repeat with the order it created, so the caller may retry a timed-out push with the same key. Never
+     * retried here (a write).
+     */
+    async createOrder(creds: ErpCredentials, idempotencyKey: string, order: ErpOrderRequest): Promise<ErpOrderCreated> {
+      return request({ method: 'POST', url: `${options.baseUrl}/api/v1/orders`, headers: { ...credentialHeaders(creds), 'idempotency-key': idempotencyKey }, body: order, idempotent: false }, ErpOrderCreated);
     },
 
     /**

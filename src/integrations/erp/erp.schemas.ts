@@ -51,3 +51,16 @@ export const GraphqlEnvelope = Type.Object({
   data: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
   errors: Type.Optional(Type.Array(Type.Object({ message: Type.String(), extensions: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }))),
 });
+
+/** POST /api/v1/orders answer: the ERP's order number and status. */
+export const ErpOrderCreated = Type.Object({ number: Type.String({ minLength: 1 }), status: Type.String({ minLength: 1 }) });
+export type ErpOrderCreated = Static<typeof ErpOrderCreated>;
+
+/** What the CRM sends to create an ERP order (docs/erp-contract.md). */
+export interface ErpOrderRequest {
+  external_id: string;
+  client_id: string | null;
+  currency: string;
+  lines: { code: string | null; description: string; quantity: string; unit_price: string; discount_percent: string; tax_percent: string }[];
+  total: string;
+}

@@ -85,6 +85,8 @@ export const commerceOrder = pgTable(
     ...documentColumns(),
     quoteId: integer().references(() => commerceQuote.id),
     erpIdempotencyKey: uuid().notNull().defaultRandom(),
+    /** Whose ERP session pushes the order: the creator's `{ userId, clientKind }` in this entity. */
+    erpScope: jsonb().notNull(),
     erpPushStatus: text({ enum: ERP_PUSH_STATUSES }).notNull().default('pending'),
     erpOrderNumber: text(),
     erpStatus: text(),

@@ -17,12 +17,16 @@ import { quoteRoutes } from './quote.routes.js';
 import { orderRoutes } from './order.routes.js';
 import { opportunityRoutes } from './opportunity.routes.js';
 import type { PartyLookups } from './commerce-parties.js';
+import { createOrderPush } from './order-push.js';
+import type { ErpModule } from '../erp-session/index.js';
 
 import './commerce.events.js';
 
 export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent } from './commerce.events.js';
 
-export async function registerCommerceModule(app: FastifyInstance, ctx: AppContext, identity: Pick<IdentityService, 'assertActiveMember'>): Promise<void> {
+/** Registers `/quotes`, `/orders`, `/opportunities` and `/opportunity-pipeline` (bare and under /api) and, with `workers`, the ERP push worker. */
+export async function registerCommerceModule(app: FastifyInstance, ctx: AppContext, deps: { identity: Pick<IdentityService, 'assertActiveMember'>; erp: ErpModule }, options: { workers: boolean }): Promise<void> {
+  const { identity } = deps;
   const lookups: PartyLookups = {
     lead: createLeadPlacement(ctx.db),
     contact: createContactPlacement(ctx.db),
@@ -31,7 +35,16 @@ export async function registerCommerceModule(app: FastifyInstance, ctx: AppConte
   // Quote validity dates are days in the entity's zone; entities have none yet (docs/decisions.md "Workflows").
   const today = () => DateTime.now().setZone(ctx.config.workflows.defaultTimezone).toISODate()!;
   const quotes = createQuoteService({ db: ctx.db, events: ctx.events, lookups, today });
-  const orders = createOrderService({ db: ctx.db, events: ctx.events, lookups, quotes, queuePush: async () => undefined });
+  const push = createOrderPush({
+    db: ctx.db,
+    queue: ctx.queue,
+    erp: deps.erp.erp,
+    credentials: (scope) => deps.erp.sessions.credentials(scope),
+    clientIdOf: async (entityId, leadId) => (await lookups.lead(entityId, leadId))?.erpId ?? null,
+    log: ctx.log,
+  });
+  await push.start(options.workers);
+  const orders = createOrderService({ db: ctx.db, events: ctx.events, lookups, quotes, queuePush: push.queue });
   const opportunities = createOpportunityService({ db: ctx.db, events: ctx.events, lookups });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(quoteRoutes, { service: quotes });

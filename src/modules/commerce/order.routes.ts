@@ -16,6 +16,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<{ service: OrderService }> =
     { config: { auth: 'orders.create' }, schema: { tags, summary: 'Create an order from an approved quote or with lines (publishes order.created, pushed to the ERP)', body: OrderCreateBody, response: { 201: OrderResponse, 409: problemResponse('`quote_not_approved`, `order_exists`') } } },
     async (request, reply) => reply.code(201).send(await service.create(principalOf(request), request.body)),
   );
+  app.post('/orders/:id/erp-push', { config: { auth: 'orders.create' }, schema: { tags, summary: 'Push a failed order to the ERP again (same idempotency key)', params: IdParams, response: { 200: OrderResponse, 409: problemResponse('`order_pushed`') } } }, async (request) =>
+    service.retryPush(principalOf(request), request.params.id),
+  );
   app.get('/orders/:id', { config: { auth: 'orders.view' }, schema: { tags, summary: 'An order with its lines and ERP state', params: IdParams, response: { 200: OrderResponse } } }, async (request) =>
     service.get(principalOf(request), request.params.id),
   );

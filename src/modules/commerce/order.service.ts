@@ -38,7 +38,7 @@ export function createOrderService(deps: { db: Db; events: EventBus; lookups: Pa
   }
 
   async function store(p: Principal, tx: Db, d: Draft): Promise<number> {
-    const row = await repo.insertOrder(tx, { entityId: p.entityId, leadId: d.leadId, contactId: d.contactId, sellerEmployeeId: d.sellerEmployeeId, currency: d.currency, notes: d.notes, quoteId: d.quoteId, createdByEmployeeId: p.employeeId, ...d.amounts }, d.lines);
+    const row = await repo.insertOrder(tx, { entityId: p.entityId, leadId: d.leadId, contactId: d.contactId, sellerEmployeeId: d.sellerEmployeeId, currency: d.currency, notes: d.notes, quoteId: d.quoteId, createdByEmployeeId: p.employeeId, erpScope: { userId: p.userId, clientKind: p.clientKind }, ...d.amounts }, d.lines);
     if (!row) throw conflict('order_exists', 'The quote already has an order');
     await deps.events.publishInTransaction(tx, 'order.created', {
       entityId: p.entityId,
@@ -83,6 +83,17 @@ export function createOrderService(deps: { db: Db; events: EventBus; lookups: Pa
     },
 
     async get(p: Principal, id: number): Promise<OrderResponse> {
+      return toOrderResponse(await load(p, id));
+    },
+
+    /** Queues the ERP push again for an order whose push failed (same idempotency key: never a second ERP order). 409 `order_pushed` once pushed. */
+    async retryPush(p: Principal, id: number): Promise<OrderResponse> {
+      const o = await load(p, id);
+      if (o.erpPushStatus === 'pushed') throw conflict('order_pushed', 'The order is already in the ERP', { erp_order_number: o.erpOrderNumber });
+      await transaction(db, async (tx) => {
+        await repo.recordPush(tx, id, { erpPushStatus: 'pending', erpError: null });
+        await deps.queuePush(tx, id);
+      });
       return toOrderResponse(await load(p, id));
     },
 

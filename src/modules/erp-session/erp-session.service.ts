@@ -228,6 +228,15 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
      * (missing, expired), 409 `erp_entity_mismatch` or 401 `erp_session_invalid` (refresh refused).
      * A due JWT (`expiring_soon`) is refreshed first, once per scope however many requests wait.
      */
+    /**
+     * The ERP REST credentials (e-mail + API key) of `scope`'s session, for writes done later on the user's
+     * behalf (an order push); undefined when the user has no ERP session in the entity.
+     */
+    async credentials(scope: ErpSessionScope): Promise<ErpCredentials | undefined> {
+      const secret = await load(scope);
+      return secret ? { email: secret.email, apiKey: secret.apiKey } : undefined;
+    },
+
     async requireAccess(scope: ErpSessionScope): Promise<ErpAccess> {
       let secret = await load(scope);
       const crmErpEntityId = (await deps.identity.entity(scope.entityId))?.erpEntityId;

@@ -18,10 +18,10 @@ export function createContactPlacement(db: Db) {
   };
 }
 
-/** The group of lead `leadId` in `entityId`, or undefined. */
+/** The group of lead `leadId` in `entityId` and its ERP client id (null for a lead), or undefined. */
 export function createLeadPlacement(db: Db) {
-  return async (entityId: number, leadId: number): Promise<{ leadId: number; groupId: number } | undefined> => {
+  return async (entityId: number, leadId: number): Promise<{ leadId: number; groupId: number; erpId: string | null } | undefined> => {
     const row = await findLead(db, entityId, leadId);
-    return row ? { leadId: row.id, groupId: row.groupId } : undefined;
+    return row ? { leadId: row.id, groupId: row.groupId, erpId: row.erpId } : undefined;
   };
 }
