@@ -159,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const erpModule = await registerErpSessionModule(app, ctx, identity);
   await registerPermissionsModule(app, ctx);
   await registerIdentityModule(app, ctx);
-  await registerCatalogsModule(app, ctx, erpModule);
+  const catalog = await registerCatalogsModule(app, ctx, erpModule);
   await registerInvoicesModule(app, ctx, erpModule, identity);
   const records = await registerRecordsModule(app, ctx, identity);
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
@@ -167,7 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerCarteraModule(app, ctx, records);
   const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
   await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
-  await registerCommerceModule(app, ctx, { identity, erp: erpModule }, { workers: deps.startQueue !== false });
+  await registerCommerceModule(app, ctx, { identity, erp: erpModule, catalog, conversations: interactions.automation, outbound: interactions.outbound }, { workers: deps.startQueue !== false });
   await registerWorkflowsModule(app, ctx, { conversations: interactions.automation, records }, { workers: deps.startQueue !== false, now: deps.now });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);

@@ -19,6 +19,19 @@ export interface SimUser {
 export interface SimClient { id: string; entityId: number; name: string }
 export interface SimProduct { id: string; code: string; name: string; productType: 'goods' | 'service' }
 export interface SimBundle { id: string; code: string; name: string }
+/** A product of an entity's sales catalog, with prices per currency as decimal strings. */
+export interface SimCatalogProduct {
+  id: string;
+  entityId: number;
+  code: string;
+  name: string;
+  description: string | null;
+  unit: string;
+  category: string | null;
+  images: string[];
+  stock: number;
+  prices: { currencyCode: string; amount: string }[];
+}
 export interface SimLine {
   id: string;
   quantity: number;
@@ -48,6 +61,8 @@ export interface ErpData {
   users: SimUser[];
   clients: SimClient[];
   products: SimProduct[];
+  /** Sales catalogs, per entity. */
+  catalogProducts: SimCatalogProduct[];
   bundles: SimBundle[];
   invoices: SimInvoice[];
   currencies: SimCurrency[];
@@ -78,6 +93,7 @@ export function createEmptyErpData(): ErpData {
     users: [],
     clients: [],
     products: [],
+    catalogProducts: [],
     bundles: [],
     invoices: [],
     currencies: CURRENCIES.map((c) => ({ ...c })),
@@ -118,6 +134,13 @@ export function createDemoErpData(today: Date = new Date()): ErpData {
     { id: 'P-4', code: 'INST-01', name: 'Instalación', productType: 'service' },
   );
   data.bundles.push({ id: 'B-1', code: 'KIT-OF', name: 'Kit de oficina' });
+  const img = (name: string) => `https://erp.example.com/images/${name}.jpg`;
+  data.catalogProducts.push(
+    { id: 'P-1', entityId: 1, code: 'CAF-500', name: 'Café molido 500 g', description: 'Café de altura de Huehuetenango', unit: 'bolsa', category: 'Alimentos', images: [img('caf-500')], stock: 120, prices: [{ currencyCode: 'GTQ', amount: '45.00' }, { currencyCode: 'USD', amount: '5.90' }] },
+    { id: 'P-3', entityId: 1, code: 'LAP-14', name: 'Laptop 14"', description: '16 GB, 512 GB SSD', unit: 'unidad', category: 'Equipo', images: [img('lap-14')], stock: 8, prices: [{ currencyCode: 'GTQ', amount: '6499.00' }] },
+    { id: 'P-4', entityId: 1, code: 'INST-01', name: 'Instalación', description: null, unit: 'servicio', category: 'Servicios', images: [], stock: 0, prices: [{ currencyCode: 'GTQ', amount: '250.00' }] },
+    { id: 'P-2', entityId: 2, code: 'AMOX-500', name: 'Amoxicilina 500 mg', description: 'Caja de 21 cápsulas', unit: 'caja', category: 'Farmacia', images: [img('amox-500')], stock: 300, prices: [{ currencyCode: 'GTQ', amount: '38.50' }] },
+  );
   let seq = 0;
   const line = (partial: Partial<SimLine> & Pick<SimLine, 'quantity' | 'unitPrice'>): SimLine => ({
     id: `L-${++seq}`, itemId: null, bundleId: null, serial: null, lot: null, ...partial,

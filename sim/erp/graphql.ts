@@ -11,6 +11,11 @@ type Department { code: String!, name: String! }
 type Municipality { code: String!, name: String!, departmentCode: String! }
 type Product { id: ID!, code: String!, name: String!, productType: String! }
 type Bundle { id: ID!, code: String!, name: String! }
+type Price { currencyCode: String!, amount: String! }
+type CatalogProduct {
+  id: ID!, code: String!, name: String!, description: String, unit: String!, category: String,
+  images: [String!]!, stock: Float!, prices: [Price!]!
+}
 type Serial { id: ID!, number: String! }
 type Lot { id: ID!, name: String!, expirationDate: String }
 type InvoiceLine {
@@ -27,6 +32,7 @@ type Query {
   departments: [Department!]!
   municipalities(departmentCode: String): [Municipality!]!
   products: [Product!]!
+  catalogProducts: [CatalogProduct!]!
   invoiceDays(clientIds: [String!]!, offset: Int!, limit: Int!): InvoiceDays!
   invoices(clientIds: [String!]!, date: String!): [Invoice!]!
   invoice(id: ID!): Invoice
@@ -69,6 +75,7 @@ export function createGraphqlApi(data: ErpData, count: (field: string) => void) 
         .flatMap((d) => d.municipalities.map((m) => ({ ...m, departmentCode: d.code })));
     },
     products: () => (count('products'), data.products),
+    catalogProducts: (_args: unknown, caller: GraphqlCaller) => (count('catalogProducts'), data.catalogProducts.filter((p) => p.entityId === caller.entityId)),
     invoiceDays: (args: { clientIds: string[]; offset: number; limit: number }, caller: GraphqlCaller) => {
       count('invoiceDays');
       const days = [...new Set(visible(caller, args.clientIds).map((i) => i.date))].sort().reverse();

@@ -276,6 +276,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/catalogs/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entity's sales catalog: search, category, currency, paging
+         * @description Served from the ERP through a two-level cache; header x-catalog-cache: hit-memory, hit-database, miss, stale-while-revalidate or stale-if-error.
+         */
+        get: operations["getCatalogsProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/groups/{id}/invoices": {
         parameters: {
             query?: never;
@@ -1573,6 +1593,57 @@ export interface paths {
         get: operations["getAuthMyEntities"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/catalog/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Catalog context of a conversation */
+        get: operations["getInteractionsConversationsByIdCatalogContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/catalog/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Catalog products, searchable */
+        get: operations["getInteractionsConversationsByIdCatalogProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/catalog/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a product through the chat (image with caption, or text) */
+        post: operations["postInteractionsConversationsByIdCatalogSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3470,6 +3541,90 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCatalogsProducts: {
+        parameters: {
+            query?: {
+                /** @description Words found in the code, name or description (any case and accents) */
+                q?: string;
+                category?: string;
+                /** @description Only products priced in this currency */
+                currency?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            code: string;
+                            name: string;
+                            description: string | null;
+                            unit: string;
+                            category: string | null;
+                            images: string[];
+                            stock: number;
+                            prices: {
+                                currency: string;
+                                amount: string;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12468,6 +12623,303 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsConversationsByIdCatalogContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: number;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        channel_type_code: string;
+                        seller_employee_ids: number[];
+                        /** @description Currency of the lead's latest order, else the default (GTQ) */
+                        currency: string;
+                        recent_orders: {
+                            id: number;
+                            quote_id: number | null;
+                            lead_id: number;
+                            contact_id: number | null;
+                            seller_employee_id: number;
+                            notes: string;
+                            currency: string;
+                            /** @description Sum of line gross amounts */
+                            subtotal: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            /** @description Total in minor units of the currency */
+                            total_minor: number;
+                            lines: {
+                                position: number;
+                                product_code: string | null;
+                                description: string;
+                                quantity: string;
+                                unit_price: string;
+                                discount_percent: string;
+                                tax_percent: string;
+                                gross: string;
+                                discount: string;
+                                tax: string;
+                                total: string;
+                                total_minor: number;
+                            }[];
+                            erp: {
+                                /** @enum {string} */
+                                push_status: "pending" | "pushed" | "failed";
+                                order_number: string | null;
+                                status: string | null;
+                                error: unknown;
+                                pushed_at: string | null;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsConversationsByIdCatalogProducts: {
+        parameters: {
+            query?: {
+                /** @description Words found in the code, name or description (any case and accents) */
+                q?: string;
+                category?: string;
+                /** @description Only products priced in this currency */
+                currency?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            code: string;
+                            name: string;
+                            description: string | null;
+                            unit: string;
+                            category: string | null;
+                            images: string[];
+                            stock: number;
+                            prices: {
+                                currency: string;
+                                amount: string;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdCatalogSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ERP product id from catalog/products */
+                    product_id: string;
+                    /** @description Price to show; default the product's first price */
+                    currency?: string;
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The message, pending (as POST .../messages/image) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `price_not_in_currency`, `outside_service_window`, ... */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

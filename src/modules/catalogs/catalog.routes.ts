@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { scopeOf } from '../erp-session/index.js';
-import { CurrencyList, DepartmentList, MunicipalityList, MunicipalityQuery } from './catalog.schemas.js';
+import { CurrencyList, DepartmentList, MunicipalityList, MunicipalityQuery, ProductList, ProductQuery } from './catalog.schemas.js';
 import type { CatalogService } from './catalog.service.js';
 
 /** Header telling where a catalog answer came from (docs/api/catalogs.md); `stale-*` values are stale data. */
@@ -33,6 +33,17 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<{ service: CatalogService 
     },
     async (request, reply) => {
       const result = await service.municipalities(scopeOf(request), request.query.department);
+      return reply.header(CACHE_HEADER, result.outcome).send(result.body);
+    },
+  );
+  app.get(
+    '/catalogs/products',
+    {
+      config: { auth: 'catalog.view' },
+      schema: { tags: ['catalogs'], summary: 'The entity\'s sales catalog: search, category, currency, paging', description, querystring: ProductQuery, response: { 200: ProductList } },
+    },
+    async (request, reply) => {
+      const result = await service.products(scopeOf(request), request.query);
       return reply.header(CACHE_HEADER, result.outcome).send(result.body);
     },
   );

@@ -24,3 +24,45 @@ export const GqlDepartments = Type.Object({ departments: Type.Array(Type.Object(
 export const GqlMunicipalities = Type.Object({
   municipalities: Type.Array(Type.Object({ code: Type.String({ minLength: 1 }), name: Type.String(), departmentCode: Type.String({ minLength: 1 }) })),
 });
+
+/** A product of the entity's sales catalog (the ERP's `catalogProducts`). Prices are decimal strings per currency. */
+export const Product = Type.Object({
+  id: Type.String(),
+  code: Type.String(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  unit: Type.String(),
+  category: Type.Union([Type.String(), Type.Null()]),
+  images: Type.Array(Type.String()),
+  stock: Type.Number(),
+  prices: Type.Array(Type.Object({ currency: Type.String(), amount: Type.String() })),
+});
+export type Product = Static<typeof Product>;
+export const ProductQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Words found in the code, name or description (any case and accents)' })),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'Only products priced in this currency' })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+export type ProductQuery = Static<typeof ProductQuery>;
+export const ProductList = Type.Object({ data: Type.Array(Product), pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }) });
+export type ProductList = Static<typeof ProductList>;
+export const GqlCatalogProducts = Type.Object({
+  catalogProducts: Type.Array(
+    Type.Object({
+      id: Type.String({ minLength: 1 }),
+      code: Type.String(),
+      name: Type.String(),
+      description: Type.Union([Type.String(), Type.Null()]),
+      unit: Type.String(),
+      category: Type.Union([Type.String(), Type.Null()]),
+      images: Type.Array(Type.String()),
+      stock: Type.Number(),
+      prices: Type.Array(Type.Object({ currencyCode: Type.String({ minLength: 3, maxLength: 3 }), amount: Type.String({ pattern: '^\\d+(\\.\\d+)?$' }) })),
+    }),
+  ),
+});

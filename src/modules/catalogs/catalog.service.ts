@@ -5,7 +5,17 @@
  */
 import type { ErpSessionScope, ErpSessionService } from '../erp-session/index.js';
 import type { CacheOutcome, TwoLevelCache } from './two-level-cache.js';
-import { GqlCurrencies, GqlDepartments, GqlMunicipalities, type CurrencyList, type DepartmentList, type MunicipalityList } from './catalog.schemas.js';
+import { GqlCatalogProducts, GqlCurrencies, GqlDepartments, GqlMunicipalities, type CurrencyList, type DepartmentList, type MunicipalityList, type Product, type ProductList, type ProductQuery } from './catalog.schemas.js';
+
+const PRODUCTS_QUERY = '{ catalogProducts { id code name description unit category images stock prices { currencyCode amount } } }';
+
+/** Lower case without accents, for search ("Café" matches "cafe"). */
+const fold = (text: string) => text.normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase();
+
+interface IndexedProduct {
+  product: Product;
+  text: string;
+}
 
 export interface CatalogResult<T> {
   body: T;
@@ -16,6 +26,17 @@ export function createCatalogService(deps: { cache: TwoLevelCache; sessions: Erp
   const { cache, sessions } = deps;
   const viaErp = async <T>(scope: ErpSessionScope, run: (access: Awaited<ReturnType<ErpSessionService['requireAccess']>>) => Promise<T>) =>
     run(await sessions.requireAccess(scope));
+
+  /** The entity's whole sales catalog through the cache (key `products:<entity>`). */
+  const salesCatalog = (scope: ErpSessionScope) =>
+    cache.get(`products:${scope.entityId}`, () =>
+      viaErp(scope, async (access) =>
+        (await sessions.graphql(access, PRODUCTS_QUERY, {}, GqlCatalogProducts)).catalogProducts.map((p): Product => ({
+          ...p,
+          prices: p.prices.map((x) => ({ currency: x.currencyCode, amount: x.amount })),
+        })),
+      ),
+    );
 
   return {
     async currencies(scope: ErpSessionScope): Promise<CatalogResult<CurrencyList>> {
@@ -45,6 +66,36 @@ export function createCatalogService(deps: { cache: TwoLevelCache; sessions: Erp
       );
       return { body: { data: department === undefined ? value : value.filter((m) => m.department_code === department) }, outcome };
     },
+
+    /**
+     * The entity's sales catalog (one cache entry per entity: key `products:<entity>`), searched, filtered
+     * and paged in memory. A search matches products containing every word of `q`.
+     */
+    async products(scope: ErpSessionScope, q: ProductQuery): Promise<CatalogResult<ProductList>> {
+      const { value, outcome } = await salesCatalog(scope);
+      const indexed = indexOf(value);
+      const words = q.q ? fold(q.q).split(/\s+/).filter(Boolean) : [];
+      const matching = indexed.filter(
+        (p) => words.every((w) => p.text.includes(w)) && (q.category === undefined || p.product.category === q.category) && (q.currency === undefined || p.product.prices.some((x) => x.currency === q.currency)),
+      );
+      return { body: { data: matching.slice(q.offset, q.offset + q.limit).map((p) => p.product), pagination: { limit: q.limit, offset: q.offset, total: matching.length } }, outcome };
+    },
+
+    /** One product of the entity's catalog by ERP id (same cache entry as `products`), or undefined. */
+    async product(scope: ErpSessionScope, id: string): Promise<Product | undefined> {
+      return (await salesCatalog(scope)).value.find((p) => p.id === id);
+    },
   };
 }
 export type CatalogService = ReturnType<typeof createCatalogService>;
+
+// The folded search text of each cached catalog, built once per cached value.
+const indexes = new WeakMap<object, IndexedProduct[]>();
+function indexOf(products: Product[]): IndexedProduct[] {
+  let index = indexes.get(products);
+  if (!index) {
+    index = products.map((product) => ({ product, text: fold(`${product.code} ${product.name} ${product.description ?? ''}`) }));
+    indexes.set(products, index);
+  }
+  return index;
+}

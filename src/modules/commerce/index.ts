@@ -1,7 +1,8 @@
 /**
- * Commerce: quotes, orders (pushed to the ERP) and opportunities on leads (SPEC "Catalogo" codes; the
- * post-MVP events quote.approved, quote.rejected, order.created, opportunity.state_changed). Served bare
- * and under /api. Uses records (leads, contacts) and identity (sellers) through their services.
+ * Commerce: quotes, orders (pushed to the ERP), opportunities on leads and the catalog inside a
+ * conversation (SPEC "Catalogo" codes; the post-MVP events quote.approved, quote.rejected, order.created,
+ * opportunity.state_changed). Served bare and under /api. Uses records, identity, catalogs and
+ * interactions through their services.
  */
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -9,7 +10,11 @@ import { DateTime } from 'luxon';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
 import type { IdentityService } from '../identity/index.js';
-import { createContactPlacement, createLeadPlacement } from '../records/index.js';
+import { createContactPlacement, createLeadPlacement, sellersOf } from '../records/index.js';
+import type { CatalogService } from '../catalogs/index.js';
+import type { ConversationAutomation, OutboundService } from '../interactions/index.js';
+import { createConversationCatalog } from './conversation-catalog.service.js';
+import { conversationCatalogRoutes } from './conversation-catalog.routes.js';
 import { createQuoteService } from './quote.service.js';
 import { createOrderService } from './order.service.js';
 import { createOpportunityService } from './opportunity.service.js';
@@ -25,7 +30,12 @@ import './commerce.events.js';
 export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent } from './commerce.events.js';
 
 /** Registers `/quotes`, `/orders`, `/opportunities` and `/opportunity-pipeline` (bare and under /api) and, with `workers`, the ERP push worker. */
-export async function registerCommerceModule(app: FastifyInstance, ctx: AppContext, deps: { identity: Pick<IdentityService, 'assertActiveMember'>; erp: ErpModule }, options: { workers: boolean }): Promise<void> {
+export async function registerCommerceModule(
+  app: FastifyInstance,
+  ctx: AppContext,
+  deps: { identity: Pick<IdentityService, 'assertActiveMember'>; erp: ErpModule; catalog: CatalogService; conversations: ConversationAutomation; outbound: OutboundService },
+  options: { workers: boolean },
+): Promise<void> {
   const { identity } = deps;
   const lookups: PartyLookups = {
     lead: createLeadPlacement(ctx.db),
@@ -46,7 +56,16 @@ export async function registerCommerceModule(app: FastifyInstance, ctx: AppConte
   await push.start(options.workers);
   const orders = createOrderService({ db: ctx.db, events: ctx.events, lookups, quotes, queuePush: push.queue });
   const opportunities = createOpportunityService({ db: ctx.db, events: ctx.events, lookups });
+  const conversationCatalog = createConversationCatalog({
+    db: ctx.db,
+    conversations: deps.conversations,
+    outbound: deps.outbound,
+    catalog: deps.catalog,
+    sellersOf: (entityId, ids) => sellersOf(ctx.db, entityId, ids),
+    defaultCurrency: 'GTQ',
+  });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
+    await scope.register(conversationCatalogRoutes, { service: conversationCatalog });
     await scope.register(quoteRoutes, { service: quotes });
     await scope.register(orderRoutes, { service: orders });
     await scope.register(opportunityRoutes, { service: opportunities });

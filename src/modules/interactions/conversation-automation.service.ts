@@ -10,7 +10,7 @@ import type { OutboundService } from './outbound.service.js';
 import type { ConversationService } from './conversation.service.js';
 import type { AnyOutboundBody } from './outbound.schemas.js';
 import type { MessageResponse } from './conversation.schemas.js';
-import { latestConversationOf } from './conversation.repository.js';
+import { getConversation, latestConversationOf } from './conversation.repository.js';
 
 export type { ConversationRef } from './conversation.repository.js';
 import type { ConversationRef } from './conversation.repository.js';
@@ -18,6 +18,8 @@ import type { ConversationRef } from './conversation.repository.js';
 export interface ConversationAutomation {
   /** The conversation of `ref` in the entity, or undefined when there is none. */
   resolve(entityId: number, ref: ConversationRef): Promise<number | undefined>;
+  /** Who conversation `conversationId` of the entity is with, or undefined (another entity's, unknown). */
+  parties(entityId: number, conversationId: number): Promise<{ conversationId: number; contactId: number; leadId: number; groupId: number; channelTypeCode: string } | undefined>;
   /** Sends as the system; a repeated `idempotencyKey` returns the first message. Errors as `OutboundService.send` (404, 400, 422). */
   send(entityId: number, conversationId: number, input: AnyOutboundBody, options: { idempotencyKey: string; origin: EventOrigin }): Promise<MessageResponse>;
   /** To an employee (an active member), or through routing queue `queueId` (round robin; waits in the queue when nobody can take it). */
@@ -32,6 +34,10 @@ export function createConversationAutomation(deps: { db: Db; outbound: Pick<Outb
   return {
     async resolve(entityId, ref) {
       return (await latestConversationOf(deps.db, entityId, ref))?.id;
+    },
+    async parties(entityId, conversationId) {
+      const c = await getConversation(deps.db, entityId, conversationId);
+      return c ? { conversationId: c.id, contactId: c.contactId, leadId: c.leadId, groupId: c.groupId, channelTypeCode: c.channelTypeCode } : undefined;
     },
     send: (entityId, conversationId, input, options) => deps.outbound.send({ entityId, employeeId: null, origin: options.origin, idempotencyKey: options.idempotencyKey }, conversationId, input),
     async assign(entityId, conversationId, to) {
