@@ -5,6 +5,7 @@
  * conversations-out sending path (service window, channel rules, delivery states). Another entity's
  * conversation is 404.
  */
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound, unprocessable } from '../../platform/errors.js';
@@ -25,6 +26,9 @@ export interface ConversationCatalogDeps {
 }
 
 export function createConversationCatalog(deps: ConversationCatalogDeps) {
+  // A conversation never changes entity: once seen in an entity, the product search skips the lookup.
+  const knownConversations = new LRUCache<string, true>({ max: 50_000 });
+
   async function partiesOf(p: Principal, conversationId: number) {
     const parties = await deps.conversations.parties(p.entityId, conversationId);
     if (!parties) throw notFound('conversation', conversationId);
@@ -49,7 +53,11 @@ export function createConversationCatalog(deps: ConversationCatalogDeps) {
     },
 
     async products(p: Principal, scope: ErpSessionScope, conversationId: number, q: Parameters<CatalogService['products']>[1]) {
-      await partiesOf(p, conversationId);
+      const key = `${p.entityId}:${conversationId}`;
+      if (!knownConversations.has(key)) {
+        await partiesOf(p, conversationId);
+        knownConversations.set(key, true);
+      }
       return deps.catalog.products(scope, q);
     },
 
