@@ -55,8 +55,6 @@ export interface Config {
     timeoutMs: number;
   };
   workflows: {
-    /** IANA zone of scheduled workflows that name none (`WORKFLOWS_DEFAULT_TIMEZONE`): entities have no zone of their own. */
-    defaultTimezone: string;
     /** Workflow-caused hops after which events no longer start executions (`WORKFLOWS_MAX_DEPTH`, default 5). */
     maxDepth: number;
     /** Addresses a webhook step may reach although private or loopback (`WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES`; on-premise targets, tests). */
@@ -148,7 +146,6 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: read.int('COMMUNICATIONS_TIMEOUT_MS', 10_000, { min: 100 }),
     },
     workflows: {
-      defaultTimezone: read.string('WORKFLOWS_DEFAULT_TIMEZONE') ?? 'America/Guatemala',
       maxDepth: read.int('WORKFLOWS_MAX_DEPTH', 5, { min: 1, max: 50 }),
       webhookAllowedAddresses: read.list('WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES'),
       webhookTimeoutMs: read.int('WORKFLOWS_WEBHOOK_TIMEOUT_MS', 10_000, { min: 100 }),
@@ -189,11 +186,6 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('OBJSTORE_BUCKET, OBJSTORE_ACCESS_KEY_ID and OBJSTORE_SECRET_ACCESS_KEY: set all three or none');
   }
 
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: config.workflows.defaultTimezone });
-  } catch {
-    problems.push('WORKFLOWS_DEFAULT_TIMEZONE: must be an IANA time zone such as America/Guatemala');
-  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

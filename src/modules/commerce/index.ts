@@ -33,7 +33,7 @@ export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent
 export async function registerCommerceModule(
   app: FastifyInstance,
   ctx: AppContext,
-  deps: { identity: Pick<IdentityService, 'assertActiveMember'>; erp: ErpModule; catalog: CatalogService; conversations: ConversationAutomation; outbound: OutboundService },
+  deps: { identity: Pick<IdentityService, 'assertActiveMember' | 'entity'>; erp: ErpModule; catalog: CatalogService; conversations: ConversationAutomation; outbound: OutboundService },
   options: { workers: boolean },
 ): Promise<void> {
   const { identity } = deps;
@@ -42,8 +42,8 @@ export async function registerCommerceModule(
     contact: createContactPlacement(ctx.db),
     assertActiveMember: (entityId, employeeId, field) => identity.assertActiveMember(entityId, employeeId, field),
   };
-  // Quote validity dates are days in the entity's zone; entities have none yet (docs/decisions.md "Workflows").
-  const today = () => DateTime.now().setZone(ctx.config.workflows.defaultTimezone).toISODate()!;
+  // Quote validity dates are days in the entity's time zone.
+  const today = async (entityId: number) => DateTime.now().setZone((await identity.entity(entityId))?.timeZone ?? 'America/Guatemala').toISODate()!;
   const quotes = createQuoteService({ db: ctx.db, events: ctx.events, lookups, today });
   const push = createOrderPush({
     db: ctx.db,

@@ -16,7 +16,7 @@ import * as repo from './order.repository.js';
 import type { OrderCreateBody, OrderListQuery, OrderResponse } from './order.schemas.js';
 import type { DocumentAmounts } from './quote-totals.js';
 
-export function createOrderService(deps: { db: Db; events: EventBus; lookups: PartyLookups; quotes: Pick<QuoteService, 'forOrder'>; queuePush: (tx: Db, orderId: number) => Promise<void> }) {
+export function createOrderService(deps: { db: Db; events: EventBus; lookups: PartyLookups; quotes: Pick<QuoteService, 'forOrder' | 'today'>; queuePush: (tx: Db, orderId: number) => Promise<void> }) {
   const { db } = deps;
 
   async function load(p: Principal, id: number) {
@@ -61,10 +61,11 @@ export function createOrderService(deps: { db: Db; events: EventBus; lookups: Pa
     async create(p: Principal, body: OrderCreateBody): Promise<OrderResponse> {
       let id: number;
       if ('quote_id' in body) {
-        const preview = await transaction(db, (tx) => deps.quotes.forOrder(tx, p, body.quote_id));
+        const today = await deps.quotes.today(p.entityId);
+        const preview = await transaction(db, (tx) => deps.quotes.forOrder(tx, p, body.quote_id, today));
         const { groupId } = await partiesOf(p.entityId, preview.quote.leadId, null, deps.lookups);
         id = await transaction(db, async (tx) => {
-          const { quote: q, status } = await deps.quotes.forOrder(tx, p, body.quote_id);
+          const { quote: q, status } = await deps.quotes.forOrder(tx, p, body.quote_id, today);
           if (status !== 'approved') throw conflict('quote_not_approved', `Only an approved quote becomes an order; this one is ${status}`, { status });
           if (q.orderId !== null) throw conflict('order_exists', 'The quote already has an order', { order_id: q.orderId });
           const { subtotalMinor, discountMinor, taxMinor, totalMinor } = q;

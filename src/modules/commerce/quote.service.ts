@@ -15,9 +15,15 @@ import { assertEditable, effectiveStatus, transition, type QuoteAction } from '.
 import * as repo from './quote.repository.js';
 import type { QuoteCreateBody, QuoteListQuery, QuoteResponse, QuoteUpdateBody } from './quote.schemas.js';
 
-export function createQuoteService(deps: { db: Db; events: EventBus; lookups: PartyLookups; today: () => string }) {
+export function createQuoteService(deps: {
+  db: Db;
+  events: EventBus;
+  lookups: PartyLookups;
+  /** Today (YYYY-MM-DD) in the entity's time zone; read before transactions. */
+  today: (entityId: number) => Promise<string>;
+}) {
   const { db } = deps;
-  const respond = (q: repo.QuoteWithLines): QuoteResponse => toQuoteResponse(q, deps.today());
+  const respond = async (q: repo.QuoteWithLines): Promise<QuoteResponse> => toQuoteResponse(q, await deps.today(q.entityId));
 
   async function load(p: Principal, id: number, via: Db = db, lock = false) {
     const q = await repo.findQuote(via, p.entityId, id, lock);
@@ -48,7 +54,8 @@ export function createQuoteService(deps: { db: Db; events: EventBus; lookups: Pa
 
     async list(p: Principal, q: QuoteListQuery) {
       const { rows, total } = await repo.listQuotes(db, p.entityId, { limit: q.limit, offset: q.offset, leadId: q.lead_id, status: q.status });
-      return { data: rows.map(respond), pagination: { limit: q.limit, offset: q.offset, total } };
+      const today = await deps.today(p.entityId);
+      return { data: rows.map((r) => toQuoteResponse(r, today)), pagination: { limit: q.limit, offset: q.offset, total } };
     },
 
     async update(p: Principal, id: number, body: QuoteUpdateBody): Promise<QuoteResponse> {
@@ -57,9 +64,10 @@ export function createQuoteService(deps: { db: Db; events: EventBus; lookups: Pa
       const parties = body.contact_id !== undefined ? await partiesOf(p.entityId, before.leadId, body.contact_id, deps.lookups) : undefined;
       const seller = body.seller_employee_id !== undefined ? await sellerFor(p, body.seller_employee_id, deps.lookups) : undefined;
       const priced = body.lines ? priceLines(body.lines, before.currency) : undefined;
+      const today = await deps.today(p.entityId);
       await transaction(db, async (tx) => {
         const q = await load(p, id, tx, true);
-        assertEditable(effectiveStatus(q.status, q.validUntil, deps.today()));
+        assertEditable(effectiveStatus(q.status, q.validUntil, today));
         if (priced) await repo.replaceLines(tx, p.entityId, id, priced.lines);
         await repo.updateQuote(tx, id, {
           ...(parties ? { contactId: parties.contactId } : {}),
@@ -75,9 +83,10 @@ export function createQuoteService(deps: { db: Db; events: EventBus; lookups: Pa
     /** `send`, `approve`, `reject`; an open quote past its validity is stored as expired and refuses every move. */
     async move(p: Principal, id: number, action: QuoteAction): Promise<QuoteResponse> {
       const groupId = (await deps.lookups.lead(p.entityId, (await load(p, id)).leadId))?.groupId ?? 0;
+      const today = await deps.today(p.entityId);
       const expired = await transaction(db, async (tx) => {
         const q = await load(p, id, tx, true);
-        const current = effectiveStatus(q.status, q.validUntil, deps.today());
+        const current = effectiveStatus(q.status, q.validUntil, today);
         if (current === 'expired' && q.status !== 'expired') {
           await repo.updateQuote(tx, id, { status: 'expired' });
           return true;
@@ -106,11 +115,14 @@ export function createQuoteService(deps: { db: Db; events: EventBus; lookups: Pa
       return respond(await load(p, id));
     },
 
-    /** The quote for an order (orders.service): loaded in `tx`, with its effective status. */
-    async forOrder(tx: Db, p: Principal, id: number) {
+    /** The quote for an order (orders.service): loaded in `tx`, with its effective status on `today`. */
+    async forOrder(tx: Db, p: Principal, id: number, today: string) {
       const q = await load(p, id, tx, true);
-      return { quote: q, status: effectiveStatus(q.status, q.validUntil, deps.today()) };
+      return { quote: q, status: effectiveStatus(q.status, q.validUntil, today) };
     },
+
+    /** Today in the entity's zone (read it before a transaction that calls `forOrder`). */
+    today: (entityId: number) => deps.today(entityId),
   };
 }
 

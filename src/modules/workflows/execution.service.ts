@@ -53,7 +53,8 @@ export interface ExecutionServiceDeps {
   log: FastifyBaseLogger;
   now: () => Date;
   maxDepth: number;
-  defaultTimezone: string;
+  /** The entity's IANA time zone (identity): scheduled workflows without a `timezone` run in it (SPEC). */
+  timeZoneOf(entityId: number): Promise<string>;
   /** Lead and group of a contact, and group of a lead, in the entity (records). */
   placement: {
     contact(entityId: number, contactId: number): Promise<{ contactId: number; leadId: number; groupId: number } | undefined>;
@@ -204,10 +205,16 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       let started = 0;
       for (;;) {
         const now = deps.now();
-        const batch = await transaction(db, async (tx) => {
-          const due = await repo.lockDueSchedules(tx, now, 50);
-          for (const { trigger: t, version } of due) {
-            const schedule = scheduleOf(t.filters as never, deps.defaultTimezone);
+        const due = await repo.dueSchedules(db, now, 50);
+        // Zones are read before the transactions (the embedded database is one session).
+        const zones = new Map<number, string>();
+        for (const entityId of new Set(due.map((d) => d.entityId))) zones.set(entityId, await deps.timeZoneOf(entityId));
+        for (const { id } of due) {
+          await transaction(db, async (tx) => {
+            const locked = await repo.lockDueSchedule(tx, id, now);
+            if (!locked) return; // another instance took it, or it moved on
+            const { trigger: t, version } = locked;
+            const schedule = scheduleOf(t.filters as never, zones.get(t.entityId)!);
             const slotTime = t.nextRunAt!;
             if (now.getTime() - slotTime.getTime() <= SCHEDULE_GRACE_MS) {
               const slot = slotAt(schedule, slotTime, t.entityId);
@@ -217,10 +224,9 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
               deps.log.warn({ workflowId: t.workflowId, slot: slotTime.toISOString() }, 'scheduled slot skipped: found too late');
             }
             await repo.setNextRunAt(tx, t.id, nextSlot(schedule, now, t.entityId)?.at ?? null);
-          }
-          return due.length;
-        });
-        if (batch < 50) return started;
+          });
+        }
+        if (due.length < 50) return started;
       }
     },
 
@@ -262,9 +268,9 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       return { matched, steps, ...(stoppedBy ? { stopped_by: stoppedBy } : {}) };
     },
 
-    /** The next slot of a scheduled trigger from now (saving and enabling set it). */
-    nextRunAt(filters: unknown, entityId: number): Date | null {
-      return nextSlot(scheduleOf(filters as never, deps.defaultTimezone), deps.now(), entityId)?.at ?? null;
+    /** The next slot of a scheduled trigger from now, in `zone` when its filters name none (saving and enabling set it). */
+    nextRunAt(filters: unknown, entityId: number, zone: string): Date | null {
+      return nextSlot(scheduleOf(filters as never, zone), deps.now(), entityId)?.at ?? null;
     },
   };
 

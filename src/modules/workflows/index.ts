@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import type { AppContext } from '../../platform/context.js';
 import type { ConversationAutomation } from '../interactions/index.js';
+import type { IdentityService } from '../identity/index.js';
 import { createContactPlacement, createLeadPlacement, createRecordLookup, type RecordsModule } from '../records/index.js';
 import { createExecutionService, SCHEDULE_QUEUE, STEP_QUEUE } from './execution.service.js';
 import { createWorkflowService } from './workflow.service.js';
@@ -29,7 +30,7 @@ export const WORKFLOWS_CONSUMER = 'workflows';
 export async function registerWorkflowsModule(
   app: FastifyInstance,
   ctx: AppContext,
-  deps: { conversations: ConversationAutomation; records: RecordsModule },
+  deps: { conversations: ConversationAutomation; records: RecordsModule; identity: Pick<IdentityService, 'entity'> },
   options: { workers: boolean; now?: (() => Date) | undefined },
 ): Promise<void> {
   const now = options.now ?? (() => new Date());
@@ -38,6 +39,7 @@ export async function registerWorkflowsModule(
   app.metrics.registerMetric(loopStopped);
   app.metrics.registerMetric(executionsStarted);
   const groupExists = createRecordLookup(ctx.db);
+  const timeZoneOf = async (entityId: number) => (await deps.identity.entity(entityId))?.timeZone ?? 'America/Guatemala';
   const executions = createExecutionService({
     db: ctx.db,
     queue: ctx.queue,
@@ -50,11 +52,16 @@ export async function registerWorkflowsModule(
     log: ctx.log,
     now,
     maxDepth: ctx.config.workflows.maxDepth,
-    defaultTimezone: ctx.config.workflows.defaultTimezone,
+    timeZoneOf,
     placement: { contact: createContactPlacement(ctx.db), lead: createLeadPlacement(ctx.db), groupExists: (entityId, groupId) => groupExists('group', entityId, groupId) },
     metrics: { loopStopped, executionsStarted },
   });
-  const workflows = createWorkflowService({ db: ctx.db, nextRunAt: (filters, entityId) => executions.nextRunAt(filters, entityId), webhookAllowedAddresses: ctx.config.workflows.webhookAllowedAddresses });
+  const workflows = createWorkflowService({
+    db: ctx.db,
+    nextRunAt: (filters, entityId, zone) => executions.nextRunAt(filters, entityId, zone),
+    timeZoneOf,
+    webhookAllowedAddresses: ctx.config.workflows.webhookAllowedAddresses,
+  });
 
   await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, policy: 'short' });
   await ctx.queue.define(SCHEDULE_QUEUE, { retryLimit: 2, retryDelay: 10, expireInSeconds: 120 });

@@ -128,16 +128,25 @@ export async function enabledTriggers(db: Db, entityId: number, triggerType: str
     .orderBy(asc(workflow.id));
 }
 
-/** Scheduled triggers whose slot has come, locked for this transaction (others skip them). */
-export async function lockDueSchedules(db: Db, now: Date, limit: number): Promise<{ trigger: TriggerRow; version: number }[]> {
+/** Scheduled triggers of enabled workflows whose slot has come (not locked: `lockDueSchedule` takes each). */
+export async function dueSchedules(db: Db, now: Date, limit: number): Promise<{ id: number; entityId: number }[]> {
   return db
+    .select({ id: workflowStepTriggers.id, entityId: workflowStepTriggers.entityId })
+    .from(workflowStepTriggers)
+    .where(and(eq(workflowStepTriggers.enabled, true), sql`${workflowStepTriggers.nextRunAt} is not null`, lte(workflowStepTriggers.nextRunAt, now)))
+    .orderBy(asc(workflowStepTriggers.nextRunAt))
+    .limit(limit);
+}
+
+/** Trigger `id` locked for this transaction if it is still due (another instance skips it while locked). */
+export async function lockDueSchedule(db: Db, id: number, now: Date): Promise<{ trigger: TriggerRow; version: number } | undefined> {
+  const [row] = await db
     .select({ trigger: workflowStepTriggers, version: workflow.version })
     .from(workflowStepTriggers)
     .innerJoin(workflow, eq(workflow.id, workflowStepTriggers.workflowId))
-    .where(and(eq(workflowStepTriggers.enabled, true), sql`${workflowStepTriggers.nextRunAt} is not null`, lte(workflowStepTriggers.nextRunAt, now)))
-    .orderBy(asc(workflowStepTriggers.nextRunAt))
-    .limit(limit)
+    .where(and(eq(workflowStepTriggers.id, id), eq(workflowStepTriggers.enabled, true), sql`${workflowStepTriggers.nextRunAt} is not null`, lte(workflowStepTriggers.nextRunAt, now)))
     .for('update', { of: workflowStepTriggers, skipLocked: true });
+  return row;
 }
 
 export async function setNextRunAt(db: Db, triggerId: number, nextRunAt: Date | null): Promise<void> {

@@ -15,7 +15,14 @@ import { definitionErrors, type Definition, type TriggerDefinition } from './wor
 import * as repo from './workflow.repository.js';
 import type { WorkflowCreateBody, WorkflowListQuery, WorkflowResponse, WorkflowUpdateBody } from './workflow.schemas.js';
 
-export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unknown, entityId: number) => Date | null; webhookAllowedAddresses: readonly string[] }) {
+export function createWorkflowService(deps: {
+  db: Db;
+  /** The next slot of scheduled `filters` of an entity whose zone is `zone`. */
+  nextRunAt: (filters: unknown, entityId: number, zone: string) => Date | null;
+  /** The entity's IANA time zone (read before transactions: the embedded database is one session). */
+  timeZoneOf: (entityId: number) => Promise<string>;
+  webhookAllowedAddresses: readonly string[];
+}) {
   const { db } = deps;
 
   /** The trigger a body asks for: the preset's (plus extra filters) or the explicit one. */
@@ -45,7 +52,7 @@ export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unkno
     return row;
   }
 
-  const nextRun = (trigger: TriggerDefinition, enabled: boolean, entityId: number) => (enabled && trigger.trigger_type === 'scheduled' ? deps.nextRunAt(trigger.filters, entityId) : null);
+  const nextRun = (trigger: TriggerDefinition, enabled: boolean, entityId: number, zone: string) => (enabled && trigger.trigger_type === 'scheduled' ? deps.nextRunAt(trigger.filters, entityId, zone) : null);
 
   return {
     presets: () => ({ data: PRESET_CARDS.map((c) => ({ ...c, filters: [...c.filters], inputs: [...c.inputs] })) }),
@@ -55,10 +62,11 @@ export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unkno
       const definition: Definition = { trigger: triggerOf(body), steps: body.steps };
       check(definition);
       const enabled = body.enabled ?? true;
+      const zone = await deps.timeZoneOf(p.entityId);
       const id = await transaction(db, async (tx) => {
         const wf = await repo.insertWorkflow(tx, { entityId: p.entityId, name: body.name.trim(), description: body.description ?? null, enabled, version: 1, createdByEmployeeId: p.employeeId, updatedByEmployeeId: p.employeeId });
         await repo.insertVersion(tx, { entityId: p.entityId, workflowId: wf.id, version: 1, definition, createdByEmployeeId: p.employeeId });
-        await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: wf.id, triggerType: definition.trigger.trigger_type, presetCode: definition.trigger.preset_code, filters: definition.trigger.filters, enabled, nextRunAt: nextRun(definition.trigger, enabled, p.entityId) });
+        await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: wf.id, triggerType: definition.trigger.trigger_type, presetCode: definition.trigger.preset_code, filters: definition.trigger.filters, enabled, nextRunAt: nextRun(definition.trigger, enabled, p.entityId, zone) });
         return wf.id;
       });
       return toWorkflowResponse(await load(p, id));
@@ -75,6 +83,7 @@ export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unkno
 
     /** PATCH: name, description and enabled in place; trigger or steps as a new version. */
     async update(p: Principal, id: number, body: WorkflowUpdateBody): Promise<WorkflowResponse> {
+      const zone = await deps.timeZoneOf(p.entityId);
       await transaction(db, async (tx) => {
         const current = await repo.findWorkflow(tx, p.entityId, id, true);
         if (!current) throw notFound('workflow', id);
@@ -106,7 +115,7 @@ export function createWorkflowService(deps: { db: Db; nextRunAt: (filters: unkno
           updatedByEmployeeId: p.employeeId,
         });
         if (newVersion || enabled !== current.workflow.enabled) {
-          await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: id, triggerType: trigger.trigger_type, presetCode: trigger.preset_code, filters: trigger.filters, enabled, nextRunAt: nextRun(trigger, enabled, p.entityId) });
+          await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: id, triggerType: trigger.trigger_type, presetCode: trigger.preset_code, filters: trigger.filters, enabled, nextRunAt: nextRun(trigger, enabled, p.entityId, zone) });
         }
       });
       return toWorkflowResponse(await load(p, id));

@@ -5,6 +5,7 @@
  * webhook steps against a real HTTPS server (and refused addresses); loop protection; scheduled
  * workflows across daylight-saving changes with an injected clock, once per slot.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
@@ -37,12 +38,13 @@ beforeAll(async () => {
       WORKFLOWS_MAX_DEPTH: '3',
       WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
       WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile,
-      WORKFLOWS_DEFAULT_TIMEZONE: 'America/New_York',
     },
     startQueue: true,
     now: () => clock,
   });
   entityId = (await makeEntity(t.database.db, 'Automations')).id;
+  // Scheduled workflows without a zone run in the entity's; this one observes daylight saving.
+  await t.database.db.execute(sql`update entity set time_zone = 'America/New_York' where id = ${entityId}`);
   await makeChannelAccount(t.database.db, { entityId, externalAccountId: 'PN-WF' });
   const member = await makeMember(t.database.db, { entityId, codes: ['workflows.manage', 'workflows.execute', 'entity_channel_accounts.edit', 'leads.create', 'groups.create', 'lead_assignments.manage'] });
   employeeId = member.employeeId;
