@@ -167,7 +167,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerCarteraModule(app, ctx, records);
   const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
   await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
-  await registerCommerceModule(app, ctx, { identity, erp: erpModule, catalog, conversations: interactions.automation, outbound: interactions.outbound }, { workers: deps.startQueue !== false });
+  await registerCommerceModule(app, ctx, { identity, erp: erpModule, catalog, conversations: interactions.automation, outbound: interactions.outbound, media: media.service }, { workers: deps.startQueue !== false });
   await registerWorkflowsModule(app, ctx, { conversations: interactions.automation, records, identity }, { workers: deps.startQueue !== false, now: deps.now });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);

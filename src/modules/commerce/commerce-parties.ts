@@ -7,7 +7,7 @@ import type { Principal } from '../../platform/auth/authenticator.js';
 import { forbidden, validationFailed } from '../../platform/errors.js';
 
 export interface PartyLookups {
-  lead(entityId: number, leadId: number): Promise<{ leadId: number; groupId: number; erpId: string | null } | undefined>;
+  lead(entityId: number, leadId: number): Promise<{ leadId: number; groupId: number; erpId: string | null; name: string } | undefined>;
   contact(entityId: number, contactId: number): Promise<{ contactId: number; leadId: number; groupId: number } | undefined>;
   assertActiveMember(entityId: number, employeeId: number, field: string): Promise<void>;
 }

@@ -14,6 +14,8 @@ import { createContactPlacement, createLeadPlacement, sellersOf } from '../recor
 import type { CatalogService } from '../catalogs/index.js';
 import type { ConversationAutomation, OutboundService } from '../interactions/index.js';
 import { createConversationCatalog } from './conversation-catalog.service.js';
+import { createQuoteDelivery } from './quote-delivery.js';
+import type { MediaService } from '../media/index.js';
 import { conversationCatalogRoutes } from './conversation-catalog.routes.js';
 import { createQuoteService } from './quote.service.js';
 import { createOrderService } from './order.service.js';
@@ -33,7 +35,14 @@ export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent
 export async function registerCommerceModule(
   app: FastifyInstance,
   ctx: AppContext,
-  deps: { identity: Pick<IdentityService, 'assertActiveMember' | 'entity'>; erp: ErpModule; catalog: CatalogService; conversations: ConversationAutomation; outbound: OutboundService },
+  deps: {
+    identity: Pick<IdentityService, 'assertActiveMember' | 'entity'>;
+    erp: ErpModule;
+    catalog: CatalogService;
+    conversations: ConversationAutomation;
+    outbound: OutboundService;
+    media: Pick<MediaService, 'ingest'>;
+  },
   options: { workers: boolean },
 ): Promise<void> {
   const { identity } = deps;
@@ -64,9 +73,17 @@ export async function registerCommerceModule(
     sellersOf: (entityId, ids) => sellersOf(ctx.db, entityId, ids),
     defaultCurrency: 'GTQ',
   });
+  const delivery = createQuoteDelivery({
+    quotes,
+    lookups,
+    entityName: async (entityId) => (await identity.entity(entityId))?.name ?? '',
+    media: deps.media,
+    outbound: deps.outbound,
+    conversationExists: async (entityId, id) => (await deps.conversations.parties(entityId, id)) !== undefined,
+  });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(conversationCatalogRoutes, { service: conversationCatalog });
-    await scope.register(quoteRoutes, { service: quotes });
+    await scope.register(quoteRoutes, { service: quotes, delivery });
     await scope.register(orderRoutes, { service: orders });
     await scope.register(opportunityRoutes, { service: opportunities });
   };

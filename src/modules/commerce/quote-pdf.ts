@@ -19,7 +19,7 @@ export function renderQuotePdf(quote: QuoteResponse, parties: { entityName: stri
   const row = (cells: string[], bold = false) => {
     const y = doc.y;
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica');
-    cells.forEach((cell, i) => doc.text(cell, columns[i]!, y, { width: (columns[i + 1] ?? 560) - columns[i]! - 5, align: i >= 2 ? 'right' : 'left' }));
+    cells.forEach((cell, i) => doc.text(cell, columns[i], y, { width: (columns[i + 1] ?? 560) - columns[i]! - 5, align: i >= 2 ? 'right' : 'left' }));
     doc.moveDown(0.3);
   };
   row(['Código', 'Descripción', 'Cant.', 'Precio', 'Desc. %', 'Total'], true);

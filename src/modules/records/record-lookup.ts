@@ -20,8 +20,8 @@ export function createContactPlacement(db: Db) {
 
 /** The group of lead `leadId` in `entityId` and its ERP client id (null for a lead), or undefined. */
 export function createLeadPlacement(db: Db) {
-  return async (entityId: number, leadId: number): Promise<{ leadId: number; groupId: number; erpId: string | null } | undefined> => {
+  return async (entityId: number, leadId: number): Promise<{ leadId: number; groupId: number; erpId: string | null; name: string } | undefined> => {
     const row = await findLead(db, entityId, leadId);
-    return row ? { leadId: row.id, groupId: row.groupId, erpId: row.erpId } : undefined;
+    return row ? { leadId: row.id, groupId: row.groupId, erpId: row.erpId, name: row.name } : undefined;
   };
 }

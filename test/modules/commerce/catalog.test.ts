@@ -40,7 +40,7 @@ const product = (id: string, entityId: number, code: string, name: string, extra
 beforeAll(async () => {
   erp = await startTestErp();
   comms = await startProviderSimulator({ apiKey: API_KEY });
-  t = await createTestApp({ env: { ...erpEnv(erp), COMMUNICATIONS_BASE_URL: comms.url, COMMUNICATIONS_API_KEY: API_KEY }, startQueue: true });
+  t = await createTestApp({ env: { ...erpEnv(erp), COMMUNICATIONS_BASE_URL: comms.url, COMMUNICATIONS_API_KEY: API_KEY, PUBLIC_BASE_URL: 'https://crm.example.com' }, startQueue: true });
   const db = t.database.db;
   const e1 = (await makeEntity(db, 'Tienda')).id;
   const e2 = (await makeEntity(db, 'Farmacia')).id;
@@ -53,10 +53,10 @@ beforeAll(async () => {
     product('P-9', 902, 'AMOX-500', 'Amoxicilina 500 mg', { category: 'Farmacia' }),
   );
   for (let i = 0; i < 60; i++) erp.data.catalogProducts.push(product(`S-${i}`, 901, `SKU-${i}`, `Artículo ${i}`, { category: 'Varios' }));
-  const m = await makeMember(db, { entityId: e1, codes: ['catalog.view'] });
+  const m = await makeMember(db, { entityId: e1, codes: ['catalog.view', 'quotes.create'] });
   erpUserFor(erp, m, [901]);
   token = (await loginWithErp(t.app, { email: m.email, password: m.password, entityId: e1 })).token;
-  const o = await makeMember(db, { entityId: e2, codes: ['catalog.view'] });
+  const o = await makeMember(db, { entityId: e2, codes: ['catalog.view', 'quotes.create'] });
   erpUserFor(erp, o, [902]);
   otherToken = (await loginWithErp(t.app, { email: o.email, password: o.password, entityId: e2 })).token;
   await makeChannelAccount(db, { entityId: e1, externalAccountId: 'PN-CAT' });
@@ -113,4 +113,31 @@ describe('catalog in a conversation', () => {
     const send = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conversationId}/catalog/send`, headers: bearer(otherToken), payload: { product_id: 'P-9' } });
     expect(send.statusCode).toBe(404);
   });
+});
+
+describe('quote PDF', () => {
+  it('renders the quote and sends it into the conversation as a document; a draft becomes sent', async () => {
+    const ctx = (await get(`/interactions/conversations/${conversationId}/catalog/context`)).json<Row>();
+    const quote = await t.app.inject({
+      method: 'POST',
+      url: '/quotes',
+      headers: bearer(token),
+      payload: { lead_id: ctx.lead_id, contact_id: ctx.contact_id, currency: 'GTQ', valid_until: '2099-01-01', lines: [{ product_code: 'CAF-500', description: 'Café molido 500 g', quantity: '2', unit_price: '45.00', tax_percent: '12' }] },
+    });
+    expect(quote.statusCode, quote.body).toBe(201);
+    const id = quote.json<Row>().id as number;
+    const pdf = await get(`/quotes/${id}/pdf`);
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toContain('application/pdf');
+    expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    comms.reset();
+    const sent = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(token), payload: { conversation_id: conversationId } });
+    expect(sent.statusCode, sent.body).toBe(202);
+    expect(sent.json()).toMatchObject({ type: 'document', status: 'pending' });
+    const [delivery] = await comms.waitForDeliveries(1, 20_000);
+    expect(delivery!.body).toMatchObject({ type: 'document', document: { filename: `cotizacion-${id}.pdf`, caption: `Cotización No. ${id}: GTQ 100.80`, link: expect.stringMatching(/^https:\/\/crm.example.com\/media\//) } });
+    expect((await get(`/quotes/${id}`)).json<Row>().status).toBe('sent');
+    const other = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(otherToken), payload: { conversation_id: conversationId } });
+    expect(other.statusCode).toBe(404);
+  }, 40_000);
 });
