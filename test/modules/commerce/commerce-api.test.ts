@@ -182,6 +182,12 @@ describe('permissions and tenants', () => {
       ['POST', '/opportunities', { lead_id: leadId, name: 'x', value: '1', currency: 'GTQ' }],
       ['GET', '/opportunity-pipeline'],
       ['PUT', '/opportunity-pipeline', { states: [{ name: 'a', outcome: 'open' }, { name: 'b', outcome: 'won' }] }],
+      ['GET', '/catalogs/products'],
+      ['GET', '/interactions/conversations/1/catalog/context'],
+      ['GET', '/interactions/conversations/1/catalog/products'],
+      ['POST', '/interactions/conversations/1/catalog/send', { product_id: 'P-1' }],
+      ['GET', `/quotes/${q.id}/pdf`],
+      ['POST', `/quotes/${q.id}/send-to-conversation`, { conversation_id: 1 }],
     ];
     for (const [method, url, payload] of routes) {
       const res = await call(method, url, payload, nobody);
