@@ -179,6 +179,10 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
       call.outcome = 'read';
       return { success: true };
     }
+    if (req.body.sender_action !== undefined) {
+      call.outcome = String(req.body.sender_action);
+      return { recipient_id: (req.body.recipient as { id?: string } | undefined)?.id };
+    }
     const replay = call.idempotencyKey !== null ? accepted.get(call.idempotencyKey) : undefined;
     if (replay !== undefined) {
       call.outcome = 'replay';

@@ -32,8 +32,12 @@ export interface CommunicationsClient {
    * `account`. Returns the platform's message id. Throws `CommunicationsError`.
    */
   sendMessage(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; message: Record<string, unknown> }): Promise<{ providerMessageId: string }>;
-  /** Sends the platform's read receipt for the inbound message `providerMessageId` (WhatsApp `status: read`). Throws `CommunicationsError`. */
-  markRead(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; providerMessageId: string }): Promise<void>;
+  /**
+   * Sends the platform's read receipt: WhatsApp marks the inbound message `providerMessageId` read
+   * (`status: read`); Messenger and Instagram mark the chat with `recipientId` seen (`sender_action: mark_seen`).
+   * Throws `CommunicationsError`.
+   */
+  markRead(target: CommunicationsTarget, account: SendingAccount, input: { idempotencyKey: string; providerMessageId: string; recipientId: string }): Promise<void>;
   /** Submits a template for the platform's review; returns its id there and its first status. */
   createTemplate(target: CommunicationsTarget, template: ProviderTemplateInput): Promise<{ providerTemplateId: string; status: string }>;
   /** The entity's templates there, with their review status. */
@@ -120,8 +124,9 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
       return { providerMessageId: id };
     },
     async markRead(target, account, input) {
-      // The Cloud API takes read receipts on the messages endpoint (mark_as_read.json).
-      await post(target, `/v1/${account.platform}/${encodeURIComponent(account.accountId)}/messages`, { messaging_product: 'whatsapp', status: 'read', message_id: input.providerMessageId }, input.idempotencyKey);
+      // Both take read receipts on the messages endpoint: the Cloud API's mark_as_read.json, the Send API's sender action.
+      const body = account.platform === 'whatsapp' ? { messaging_product: 'whatsapp', status: 'read', message_id: input.providerMessageId } : { recipient: { id: input.recipientId }, sender_action: 'mark_seen' };
+      await post(target, `/v1/${account.platform}/${encodeURIComponent(account.accountId)}/messages`, body, input.idempotencyKey);
     },
     async createTemplate(target, template) {
       const body = (await post(target, '/v1/whatsapp/templates', template, `template:${template.name}:${template.language}`)) as { id?: unknown; status?: unknown } | null;

@@ -53,7 +53,7 @@ export interface OutboundService {
   send(sender: Sender, conversationId: number, input: AnyOutboundBody): Promise<MessageResponse>;
   /** Sends failed message `messageId` again, once. 409 `message_not_retryable` otherwise. */
   retry(entityId: number, conversationId: number, messageId: number): Promise<MessageResponse>;
-  /** Queues the platform read receipt of the conversation's latest inbound message (WhatsApp only; nothing otherwise). */
+  /** Queues the platform read receipt of the conversation's latest inbound message (WhatsApp: that message; Messenger, Instagram: the chat marked seen). */
   queueReadReceipt(entityId: number, conversationId: number): Promise<void>;
   /** Creates the queues; starts the workers when `workers`. */
   start(options: { workers: boolean }): Promise<void>;
@@ -225,7 +225,7 @@ export function createOutboundService(deps: {
     },
     async queueReadReceipt(entityId, conversationId) {
       const sending = await repo.findSendingConversation(db, entityId, conversationId);
-      if (!sending || platformOf(sending.account.channelTypeCode) !== 'whatsapp') return;
+      if (!sending) return;
       const last = await repo.latestInbound(db, entityId, conversationId);
       if (!last) return;
       await transaction(db, async (tx) => {
@@ -246,7 +246,8 @@ export function createOutboundService(deps: {
           if (!sending) return;
           try {
             const target = await deps.config.resolveTarget(m.entityId);
-            await deps.client.markRead(target, { platform: 'whatsapp', accountId: sending.account.externalAccountId }, { idempotencyKey: `read:${m.id}`, providerMessageId: m.externalMessageId });
+            const account = { platform: platformOf(sending.account.channelTypeCode), accountId: sending.account.externalAccountId };
+            await deps.client.markRead(target, account, { idempotencyKey: `read:${m.id}`, providerMessageId: m.externalMessageId, recipientId: sending.conversation.externalChatId });
           } catch (err) {
             // A receipt is a courtesy: retry what may pass, drop the rest.
             if (isCommunicationsError(err) && err.retryable && job.attempt <= job.retryLimit) throw err;

@@ -343,4 +343,10 @@ describe('read receipts', () => {
     const receipt = await waitFor(() => sim.calls.find((c) => c.body.status === 'read'));
     expect(receipt.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: latest.external_message_id });
   });
+
+  it('on Messenger marks the chat seen (Send API sender action)', async () => {
+    expect((await post(`/interactions/conversations/${messengerConversationId}/read`, {})).statusCode).toBe(200);
+    const receipt = await waitFor(() => sim.calls.find((c) => c.body.sender_action === 'mark_seen'));
+    expect(receipt).toMatchObject({ platform: 'messenger', accountId: 'PAGE-OUT', body: { recipient: { id: 'PSID-77' }, sender_action: 'mark_seen' } });
+  });
 });
