@@ -180,7 +180,7 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
       return { success: true };
     }
     if (req.body.sender_action !== undefined) {
-      call.outcome = String(req.body.sender_action);
+      call.outcome = typeof req.body.sender_action === 'string' ? req.body.sender_action : 'sender_action';
       return { recipient_id: (req.body.recipient as { id?: string } | undefined)?.id };
     }
     const replay = call.idempotencyKey !== null ? accepted.get(call.idempotencyKey) : undefined;
