@@ -1,7 +1,8 @@
 /**
  * Seller assignments (SPEC "Cartera": the seller of a lead is its direct assignment, else the one
- * inherited from its group). Each change publishes `lead.assigned` / `lead.unassigned` after commit,
- * once per affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
+ * inherited from its group). Each change publishes `lead.assigned` / `lead.unassigned` in its transaction
+ * (durable consumers such as workflows get a job; in-process subscribers hear it after the commit), once per
+ * affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
  */
 import { transaction } from '../../platform/queue/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
@@ -69,8 +70,10 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
       return toPage(q, rows, total, toGroupAssignmentResponse);
     },
 
-    /** Idempotent: a repeated call returns the existing assignment with `created: false` and publishes nothing. */
-    /** `caller` may be the system (a workflow): `employeeId` null. */
+    /**
+     * Idempotent: a repeated call returns the existing assignment with `created: false` and publishes
+     * nothing. `caller` may be the system (a workflow step): `employeeId` null.
+     */
     async assignLead(caller: Pick<Principal, 'entityId'> & { employeeId: number | null }, body: CreateLeadAssignmentBody) {
       const target = await findLead(db, caller.entityId, body.lead_id);
       if (!target) throw validationFailed([{ field: '/body/lead_id', message: `lead ${body.lead_id} not found` }]);
