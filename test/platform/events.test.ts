@@ -81,6 +81,23 @@ describe('publishing in a transaction', () => {
     }
   });
 
+  it('enqueues only the payloads a consumer says it wants, asked once per batch on the transaction', async () => {
+    const received: ContactCreatedEvent[] = [];
+    const asked: number[][] = [];
+    await t.app.ctx.events.subscribeDurably('contact.created', 'test-interest', async (p) => void received.push(p), {
+      ...FAST,
+      interest: async (_tx, payloads) => {
+        asked.push(payloads.map((p) => p.contactId));
+        return payloads.map((p) => p.contactId % 2 === 0);
+      },
+    });
+    await transaction(t.database.db, (tx) => t.app.ctx.events.enqueueDurableMany(tx, [11, 12, 13, 14].map((n) => ({ name: 'contact.created' as const, payload: contactCreated(n) }))));
+    expect(asked).toEqual([[11, 12, 13, 14]]);
+    const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-interest']);
+    expect(rows[0]?.n).toBe(2);
+    await vi.waitFor(() => expect(received.map((p) => p.contactId).sort()).toEqual([12, 14]), { timeout: 10_000 });
+  });
+
   it('refuses a transaction it cannot follow to its commit, writing nothing', async () => {
     await t.app.ctx.events.subscribeDurably('contact.created', 'test-untracked', async () => undefined, FAST);
     await expect(

@@ -34,6 +34,12 @@ export class AfterCommit implements RealtimeEmitter {
     this.durableEnqueued = true;
   }
 
+  /** `enqueueDurable` for the events of many changes in one transaction (an inbox batch): consumers are asked once per event name. */
+  static async enqueueDurableAll(tx: Db, events: EventBus, outs: AfterCommit[]): Promise<void> {
+    await events.enqueueDurableMany(tx, outs.flatMap((o) => o.domain));
+    for (const o of outs) o.durableEnqueued = true;
+  }
+
   /** Emits the realtime events, then publishes the domain events in process, each in the order they were collected. */
   async publish(deps: { realtime: RealtimeEmitter; events: EventBus }): Promise<void> {
     for (const r of this.realtime) emit(deps.realtime, r);

@@ -14,7 +14,7 @@ import type { EventBus } from '../../platform/events/bus.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import * as inboxRepo from './inbox.repository.js';
 import { applyInboundEvents } from './inbound.service.js';
-import type { AfterCommit } from './after-commit.js';
+import { AfterCommit } from './after-commit.js';
 
 export interface BatchDeps {
   db: Db;
@@ -61,7 +61,7 @@ async function applyBatch(db: Db, events: EventBus, ids: number[]): Promise<Afte
     await inboxRepo.setOutcomes(tx, outcomes.map(({ id, state, entityId }) => ({ id, state, entityId })));
     const published = outcomes.flatMap((o) => (o.state === 'processed' ? [o.out] : []));
     // Durable consumers (workflows) get the events in this transaction: committed changes never lose them.
-    for (const out of published) await out.enqueueDurable(tx, events);
+    await AfterCommit.enqueueDurableAll(tx, events, published);
     return published;
   });
 }

@@ -16,6 +16,7 @@ import { createTriggerMatcher } from './trigger-matcher.js';
 import { createWebhookCaller } from './outbound-webhook.js';
 import { SUBSCRIBED_EVENTS, TRIGGER_CONTEXTS, type SubscribedEvent } from './trigger-context.js';
 import { workflowRoutes } from './workflow.routes.js';
+import { entitiesWithTriggers } from './workflow.repository.js';
 import type { DomainEventMap } from '../../platform/events/bus.js';
 
 export { evaluate, compileFilters, negate, type FilterNode, type Filter } from './filter-engine.js';
@@ -81,7 +82,16 @@ export async function registerWorkflowsModule(
         const { context, origin } = TRIGGER_CONTEXTS[event](payload);
         await executions.startFromEvent(event, context, job.id, origin);
       },
-      { policy: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 }, work: { concurrency: 4, pollingIntervalSeconds: 1 } },
+      {
+        policy: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 },
+        work: { concurrency: 4, pollingIntervalSeconds: 1 },
+        // Only events of entities with an enabled workflow for them get a job (read in the publisher's transaction).
+        interest: async (tx, payloads) => {
+          const entityIds = payloads.map((p) => TRIGGER_CONTEXTS[event](p).context.entity_id);
+          const wanted = await entitiesWithTriggers(tx, event, entityIds);
+          return entityIds.map((id) => wanted.has(id));
+        },
+      },
     );
   }
 }

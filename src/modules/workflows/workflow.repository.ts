@@ -2,7 +2,7 @@
  * All I/O of the workflows module's tables: workflows, their versions and triggers, executions and their
  * steps. Every read by id is scoped by entity unless it serves a job that carries only ids.
  */
-import { and, asc, count, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { workflow, workflowExecution, workflowExecutionStep, workflowStepTriggers, workflowVersion, type ExecutionStatus } from './workflow.table.js';
 
@@ -116,6 +116,16 @@ export async function triggerRevision(db: Db, entityId: number, triggerType: str
     .from(workflowStepTriggers)
     .where(and(eq(workflowStepTriggers.entityId, entityId), eq(workflowStepTriggers.triggerType, triggerType)));
   return `${row?.n ?? 0}:${row?.last ?? ''}`;
+}
+
+/** Which of `entityIds` have an enabled trigger of `triggerType` (one statement, for a whole batch of events). */
+export async function entitiesWithTriggers(db: Db, triggerType: string, entityIds: number[]): Promise<Set<number>> {
+  if (entityIds.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ entityId: workflowStepTriggers.entityId })
+    .from(workflowStepTriggers)
+    .where(and(eq(workflowStepTriggers.triggerType, triggerType), eq(workflowStepTriggers.enabled, true), inArray(workflowStepTriggers.entityId, [...new Set(entityIds)])));
+  return new Set(rows.map((r) => r.entityId));
 }
 
 /** Enabled triggers of `(entityId, triggerType)` with the version their workflow runs now. */

@@ -45,7 +45,15 @@ export interface EventBus {
     name: K,
     consumer: string,
     handler: DurableEventHandler<K>,
-    options?: { policy?: RetryPolicy; work?: WorkOptions },
+    options?: {
+      policy?: RetryPolicy;
+      work?: WorkOptions;
+      /**
+       * Which of `payloads` the consumer wants, read on the publisher's transaction `tx` (e.g. "does the
+       * entity have a workflow for this event?"): only those get a job. Absent: every payload.
+       */
+      interest?: (tx: Db, payloads: DomainEventMap[K][]) => Promise<boolean[]>;
+    },
   ): Promise<void>;
   /**
    * Publishes `payload` as part of the transaction `tx`, which must have been opened by `transaction()`
@@ -60,6 +68,8 @@ export interface EventBus {
    * `durableEnqueued: true`).
    */
   enqueueDurable<K extends DomainEventName>(tx: Db, name: K, payload: DomainEventMap[K]): Promise<void>;
+  /** `enqueueDurable` for many events at once: each consumer's interest is asked once per event name. */
+  enqueueDurableMany(tx: Db, events: { name: DomainEventName; payload: unknown }[]): Promise<void>;
 }
 
 /** The job queue of a durable consumer of `event`. */
@@ -70,6 +80,16 @@ export function durableQueueName(event: string, consumer: string): string {
 export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Queue): EventBus {
   const handlers = new Map<string, Set<(payload: unknown) => void | Promise<void>>>();
   const durableQueues = new Map<string, string[]>();
+  const interests = new Map<string, (tx: Db, payloads: unknown[]) => Promise<boolean[]>>();
+
+  /** One job per durable consumer of `name` that wants the payload, on `tx`. */
+  async function enqueueFor(tx: Db, name: string, payloads: unknown[]): Promise<void> {
+    for (const queueName of durableQueues.get(name) ?? []) {
+      const interest = interests.get(queueName);
+      const wanted = interest ? await interest(tx, payloads) : payloads.map(() => true);
+      for (const [i, payload] of payloads.entries()) if (wanted[i]) await jobs.enqueue(tx, queueName, payload as object);
+    }
+  }
   // Durable consumers have queues named at run time, outside JobMap.
   const jobs = queue as unknown as Queue<Record<string, object>>;
 
@@ -105,14 +125,20 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
       await jobs.define(queueName, options.policy);
       await jobs.work(queueName, (data, job) => handler(data as DomainEventMap[typeof name], job), options.work);
       durableQueues.set(name, [...(durableQueues.get(name) ?? []), queueName]);
+      if (options.interest) interests.set(queueName, options.interest as (tx: Db, payloads: unknown[]) => Promise<boolean[]>);
     },
     async publishInTransaction(tx, name, payload) {
       // Registered first so that a tx not opened by transaction() fails before anything is written.
       afterCommit(tx, () => deliver(name, payload));
-      for (const queueName of durableQueues.get(name) ?? []) await jobs.enqueue(tx, queueName, payload);
+      await enqueueFor(tx, name, [payload]);
     },
     async enqueueDurable(tx, name, payload) {
-      for (const queueName of durableQueues.get(name) ?? []) await jobs.enqueue(tx, queueName, payload);
+      await enqueueFor(tx, name, [payload]);
+    },
+    async enqueueDurableMany(tx, events) {
+      const byName = new Map<string, unknown[]>();
+      for (const e of events) if (durableQueues.has(e.name)) byName.set(e.name, [...(byName.get(e.name) ?? []), e.payload]);
+      for (const [name, payloads] of byName) await enqueueFor(tx, name, payloads);
     },
   };
 }
