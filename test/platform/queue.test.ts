@@ -12,6 +12,7 @@ interface TestJobs {
   'test.permanent': { contactId: number };
   'test.transient': { messageId: number };
   'test.flaky': { messageId: number };
+  'test.retried-burst': { messageId: number };
   'test.woken': { sentAt: number };
   'test.report': { entityId: number };
 }
@@ -128,6 +129,27 @@ describe('failures', () => {
     expect(metrics).toContain('queue_jobs_total{queue="test.transient",outcome="retried"} 2');
     expect(metrics).toContain('queue_jobs_total{queue="test.transient",outcome="dead_lettered"} 1');
   });
+
+  it('gives every job of a failing burst all its attempts and dead-letters each once (no retry closed early)', async () => {
+    const attempts = new Map<number, number[]>();
+    await queue.define('test.retried-burst', { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+    await queue.work(
+      'test.retried-burst',
+      async ({ messageId }, job) => {
+        attempts.set(messageId, [...(attempts.get(messageId) ?? []), job.attempt]);
+        throw new Error('provider unavailable');
+      },
+      { ...FAST, concurrency: 4 },
+    );
+    const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+    await transaction(t.database.db, async (tx) => {
+      for (const messageId of ids) await queue.enqueue(tx, 'test.retried-burst', { messageId });
+    });
+
+    await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.retried-burst' })).toHaveLength(ids.length), { timeout: 30_000, interval: 200 });
+    expect(await jobRows('test.retried-burst')).toEqual(ids.map(() => expect.objectContaining({ state: 'failed' })));
+    expect(new Map([...attempts].sort(([a], [b]) => a - b))).toEqual(new Map(ids.map((id) => [id, [1, 2, 3]])));
+  }, 40_000);
 
   it('completes a job whose retry succeeds, leaving nothing dead-lettered', async () => {
     const attempts: number[] = [];

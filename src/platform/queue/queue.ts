@@ -169,6 +169,17 @@ interface FailureOutput {
   jobId: string;
 }
 
+/** A failed attempt as thrown back to pg-boss, which stores its JSON form (the output) and no stack. */
+class FailedAttempt extends Error {
+  constructor(readonly output: FailureOutput) {
+    super(output.reason);
+  }
+
+  toJSON(): FailureOutput {
+    return this.output;
+  }
+}
+
 /** Creates the queue on `database`; nothing touches the database until `define` or `start`. */
 export function createQueue(database: Database, log: FastifyBaseLogger, options: QueueOptions = {}): Queue {
   const runWorkers = options.runWorkers ?? true;
@@ -241,29 +252,35 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     if (!defined.has(name)) throw new Error(`queue ${name} is not defined; call queue.define('${name}') at registration`);
   }
 
-  async function recordFailure(name: string, job: PgBoss.JobWithMetadata<unknown>, err: unknown): Promise<void> {
+  /**
+   * Records a failed attempt and returns it as pg-boss is to store it. The job is still active
+   * here: a permanent failure spends its retries now so that pg-boss dead-letters it at once.
+   */
+  async function recordFailure(name: string, job: PgBoss.JobWithMetadata<unknown>, err: unknown): Promise<FailedAttempt> {
     const permanent = err instanceof PermanentJobError;
     const deadLettered = permanent || job.retryCount >= job.retryLimit;
     const output: FailureOutput = { reason: err instanceof Error ? err.message : String(err), permanent, attempt: job.retryCount + 1, queue: name, jobId: job.id };
-    // pg-boss dead-letters a failed job once its retries are spent: spend them now for a permanent failure.
     if (permanent) await boss.getDb().executeSql(`update ${SCHEMA}.job set retry_limit = retry_count where name = $1 and id = $2 and state = 'active'`, [name, job.id]);
-    await boss.fail(name, job.id, output);
     jobs.inc({ queue: name, outcome: deadLettered ? 'dead_lettered' : 'retried' });
     const fields = { err, queue: name, jobId: job.id, attempt: output.attempt };
     if (deadLettered) log.error(fields, permanent ? 'job failed permanently: dead-lettered' : 'job failed after its last retry: dead-lettered');
     else log.warn(fields, 'job failed: will retry');
+    return new FailedAttempt(output);
   }
 
+  /**
+   * Runs one attempt. A failure is thrown on to pg-boss as our compact output (never failed here):
+   * pg-boss settles every job it handed out with one statement it does not await, so a job settled
+   * here could be fetched again before that statement ran, and the late completion would then close
+   * the retry while it runs.
+   */
   async function runJob(spec: Worked, job: PgBoss.JobWithMetadata<unknown>): Promise<void> {
     activeJobs++;
     try {
       await spec.handler(job.data, { id: job.id, queue: spec.name, attempt: job.retryCount + 1, retryLimit: job.retryLimit });
       jobs.inc({ queue: spec.name, outcome: 'completed' });
-      // pg-boss completes the job when this returns.
     } catch (err) {
-      // Failed here (not by rethrowing) so the output is our compact reason and a permanent failure skips retries;
-      // pg-boss's completion afterwards finds the job no longer active and changes nothing.
-      await recordFailure(spec.name, job, err);
+      throw await recordFailure(spec.name, job, err);
     } finally {
       activeJobs--;
     }
@@ -278,10 +295,13 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       let id = '';
       id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
         if (!job) return;
-        await runJob(spec, job);
         // pg-boss 10 sleeps a polling interval after every fetch, even a fruitful one: while there is
         // work, fetch again at once; only an empty fetch waits for the interval (or a wake).
-        boss.notifyWorker(id);
+        try {
+          await runJob(spec, job);
+        } finally {
+          boss.notifyWorker(id);
+        }
       });
       ids.push(id);
     }
