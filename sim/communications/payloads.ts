@@ -103,6 +103,34 @@ function messagingEnvelope(object: 'page' | 'instagram', accountId: string, item
   return { object, entry: [{ id: accountId, time: Date.now(), messaging: [item] }] };
 }
 
+/**
+ * Meta's template review webhook (`message_template_status_update` field of the WhatsApp Business
+ * Account): `event` is `APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`...; `reason` is `NONE` unless rejected.
+ */
+export function whatsAppTemplateReview(opts: { wabaId?: string; templateId: string; name: string; language: string; event: string; reason?: string }) {
+  return {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: opts.wabaId ?? '102290129340398',
+        time: Math.floor(Date.now() / 1000),
+        changes: [
+          {
+            field: 'message_template_status_update',
+            value: {
+              event: opts.event,
+              message_template_id: Number(opts.templateId),
+              message_template_name: opts.name,
+              message_template_language: opts.language,
+              reason: opts.reason ?? 'NONE',
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
 /** A Messenger (`page`) or Instagram (`instagram`) inbound text or attachment message. */
 export function metaMessage(
   object: 'page' | 'instagram',

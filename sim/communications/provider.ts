@@ -11,7 +11,7 @@
  */
 import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { whatsAppStatus, metaStatus } from './payloads.js';
+import { whatsAppStatus, metaStatus, whatsAppTemplateReview } from './payloads.js';
 
 export interface ProviderCall {
   platform: string;
@@ -42,6 +42,11 @@ export interface ProviderSimulator {
   templates: Map<string, { id: string; name: string; language: string; status: string; rejected_reason: string | null; body: unknown }>;
   /** Status answered to new templates (default `PENDING`). */
   setTemplateReview(status: string): void;
+  /**
+   * Concludes the platform's review of template `id`: sets its status and posts the template-status
+   * webhook to the webhook target (resolves once the CRM answered it, with its HTTP status; null when no target is set).
+   */
+  reviewTemplate(id: string, event: string, reason?: string): Promise<number | null>;
   /** The webhook URL, platform token and logins the CRM registered (operator endpoints). */
   registered: { webhookUrl: string | null; metaToken: string | null; logins: number };
   /** Resolves once `n` deliveries were recorded (or rejects after `timeoutMs`). */
@@ -223,6 +228,16 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     registered,
     setTemplateReview(status) {
       templateReview = status;
+    },
+    async reviewTemplate(id, event, reason) {
+      const template = templates.get(id);
+      if (!template) throw new Error(`the simulator holds no template ${id}`);
+      template.status = event;
+      template.rejected_reason = event === 'REJECTED' ? (reason ?? 'INVALID_FORMAT') : null;
+      if (webhook === null) return null;
+      const payload = whatsAppTemplateReview({ templateId: id, name: template.name, language: template.language, event, ...(reason !== undefined ? { reason } : {}) });
+      const res = await fetch(`${webhook.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+      return res.status;
     },
     failNext(failure, times = 1) {
       for (let i = 0; i < times; i++) failures.push(failure);

@@ -82,9 +82,6 @@ export async function registerInteractionsModule(
     }),
   );
 
-  const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2 });
-  const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
-  await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
   const key = decodeKey(ctx.secrets.erpSessionEncryptionKey);
   if (!key) throw new Error('ERP_SESSION_ENCRYPTION_KEY must be 32 bytes (64 hex characters or base64)');
   const communicationsConfig = createCommunicationsConfigService({
@@ -94,6 +91,9 @@ export async function registerInteractionsModule(
   });
   const communications = createCommunicationsClient({ timeoutMs: ctx.config.communications.timeoutMs });
   const templates = createTemplateService({ db: ctx.db, client: communications, config: communicationsConfig, log: ctx.log });
+  const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2, templates });
+  const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
+  await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
   const outbound = createOutboundService({
     db: ctx.db,
     templates,

@@ -3,7 +3,8 @@
  * Meta's webhook reference ("messages" field): `entry[].changes[].value` with `metadata.phone_number_id`,
  * `contacts[]`, `messages[]` (text, image, video, audio, document, sticker, location, contacts, reaction,
  * interactive button/list/nfm replies, template quick-reply `button`, order, system, unsupported, with
- * `context` and `referral`), `statuses[]` and value-level `errors[]`. Other change fields are ignored.
+ * `context` and `referral`), `statuses[]` and value-level `errors[]`. The `message_template_status_update`
+ * field is read by `whatsAppTemplateReviews`; other change fields are ignored.
  */
 import { normalizePhone } from '../records/index.js';
 import { MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent, type MessageType } from './canonical.js';
@@ -116,4 +117,36 @@ function whatsAppText(type: MessageType, t: Record<string, unknown>): string | n
     default:
       return null;
   }
+}
+
+/** A template's review outcome from Meta's `message_template_status_update` webhook field. */
+export interface TemplateReview {
+  /** Meta's template id (`message_template_id`), as we stored it when the template was submitted. */
+  providerTemplateId: string;
+  /** Meta's word: `APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, `PENDING_DELETION`... */
+  event: string;
+  /** Meta's reason, null for `NONE`. */
+  reason: string | null;
+}
+
+/**
+ * The template review changes of one WhatsApp webhook body (`entry[].changes[]` whose field is
+ * `message_template_status_update`). Throws `MalformedPayload` when such a change lacks its template id or event.
+ */
+export function whatsAppTemplateReviews(body: Record<string, unknown>): TemplateReview[] {
+  const reviews: TemplateReview[] = [];
+  asArray(body.entry, '/entry', { nonEmpty: true }).forEach((rawEntry, ei) => {
+    const entry = asRecord(rawEntry, `/entry/${ei}`);
+    asArray(entry.changes ?? [], `/entry/${ei}/changes`).forEach((rawChange, ci) => {
+      const path = `/entry/${ei}/changes/${ci}`;
+      const change = asRecord(rawChange, path);
+      if (change.field !== 'message_template_status_update') return;
+      const value = asRecord(change.value, `${path}/value`);
+      const id = value.message_template_id;
+      const providerTemplateId = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : reqString(id, `${path}/value/message_template_id`);
+      const reason = optString(value.reason);
+      reviews.push({ providerTemplateId, event: reqString(value.event, `${path}/value/event`), reason: reason === undefined || reason === 'NONE' ? null : reason });
+    });
+  });
+  return reviews;
 }

@@ -4,7 +4,7 @@
  * Step 3 (structural validation) runs on the result. Throws `MalformedPayload`.
  */
 import { MalformedPayload, validateCanonicalEvents, type CanonicalEvent } from './canonical.js';
-import { normalizeWhatsApp } from './normalize-whatsapp.js';
+import { normalizeWhatsApp, whatsAppTemplateReviews, type TemplateReview } from './normalize-whatsapp.js';
 import { normalizeMetaMessaging } from './normalize-meta-messaging.js';
 import { asRecord } from './normalize-util.js';
 
@@ -13,6 +13,14 @@ export interface NormalizeOptions {
   communicationsEntityId?: string | undefined;
   externalAppId?: string | undefined;
 }
+
+/** The template review changes a payload carries (WhatsApp only); [] for any other payload. Throws `MalformedPayload`. */
+export function templateReviewsOf(payload: unknown): TemplateReview[] {
+  const body = asRecord(payload, '');
+  return body.object === 'whatsapp_business_account' ? whatsAppTemplateReviews(body) : [];
+}
+
+export type { TemplateReview };
 
 export function normalizeWebhook(payload: unknown, options: NormalizeOptions = {}): CanonicalEvent[] {
   const body = asRecord(payload, '');

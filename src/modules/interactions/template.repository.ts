@@ -43,3 +43,16 @@ export async function deleteTemplate(db: Db, entityId: number, id: number): Prom
   const rows = await db.delete(template).where(and(eq(template.entityId, entityId), eq(template.id, id))).returning({ id: template.id });
   return rows.length > 0;
 }
+
+/**
+ * Applies a review outcome to every template submitted under `providerTemplateId` (the platform's id is
+ * global, so it names one entity's template, or the same template of entities sharing an account).
+ * Returns the templates changed.
+ */
+export async function applyReview(db: Db, providerTemplateId: string, values: { status: TemplateStatus; rejectionReason: string | null }): Promise<TemplateRow[]> {
+  return db
+    .update(template)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(template.providerTemplateId, providerTemplateId))
+    .returning();
+}

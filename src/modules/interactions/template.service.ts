@@ -1,8 +1,9 @@
 /**
  * Message templates of the entity (issue "Conversations out" §5): stored here, submitted to the
- * communications service for the platform's review, their status kept in sync (on create, and by
- * `list({ sync: true })`). `checkSend` is the gate of every template send: the template must exist and be
- * approved, and the send's parameters must match its components (template-parameters.ts).
+ * communications service for the platform's review, their status kept in sync (on create, by
+ * `list({ sync: true })`, and by the platform's template-status webhook through `applyReviews`).
+ * `checkSend` is the gate of every template send: the template must exist and be approved, and the
+ * send's parameters must match its components (template-parameters.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
@@ -13,6 +14,7 @@ import * as repo from './template.repository.js';
 import type { TemplateCreateBody, TemplateDefinitionComponent, TemplateResponse, TemplateUpdateBody } from './template.schemas.js';
 import type { TemplateMessageBody } from './outbound.schemas.js';
 import { checkTemplateDefinition, checkTemplateParameters } from './template-parameters.js';
+import type { TemplateReview } from './normalize.js';
 import { TEMPLATE_STATUSES, type TemplateStatus } from './interactions.enums.js';
 
 export interface TemplateService {
@@ -20,6 +22,11 @@ export interface TemplateService {
   create(entityId: number, body: TemplateCreateBody): Promise<TemplateResponse>;
   update(entityId: number, id: number, body: TemplateUpdateBody): Promise<TemplateResponse>;
   remove(entityId: number, id: number): Promise<void>;
+  /**
+   * Applies the review outcomes of a template-status webhook to the templates submitted under those ids;
+   * an id no template has is logged and skipped. Returns how many templates changed.
+   */
+  applyReviews(reviews: readonly TemplateReview[]): Promise<number>;
   /** Throws 422 `template_not_found`, `template_not_approved` or `invalid_template_parameters` (with `errors[]`). */
   checkSend(entityId: number, send: TemplateMessageBody): Promise<void>;
 }
@@ -38,10 +45,19 @@ const toResponse = (r: repo.TemplateRow): TemplateResponse => ({
   updated_at: r.updatedAt.toISOString(),
 });
 
-/** The platform's status word (`APPROVED`, `REJECTED`, `PAUSED`, `PENDING`, `IN_APPEAL`...) as ours; unknown words count as pending. */
+/** Platform words for a template that cannot be sent (but is not rejected): ours is `paused`. */
+const UNSENDABLE = new Set(['disabled', 'pending_deletion', 'deleted', 'archived', 'locked']);
+/** Platform words for a template that can be sent again, or still: ours is `approved`. */
+const SENDABLE = new Set(['reinstated', 'flagged', 'unlocked']);
+
+/**
+ * The platform's status or review-event word (`APPROVED`, `REJECTED`, `PAUSED`, `PENDING`, `IN_APPEAL`,
+ * `DISABLED`, `REINSTATED`, `FLAGGED`...) as ours; unknown words count as pending.
+ */
 export function templateStatusOf(platformStatus: string): TemplateStatus {
   const s = platformStatus.toLowerCase();
-  return (TEMPLATE_STATUSES as readonly string[]).includes(s) ? (s as TemplateStatus) : s === 'disabled' ? 'paused' : 'pending';
+  if ((TEMPLATE_STATUSES as readonly string[]).includes(s)) return s as TemplateStatus;
+  return UNSENDABLE.has(s) ? 'paused' : SENDABLE.has(s) ? 'approved' : 'pending';
 }
 
 export function createTemplateService(deps: { db: Db; client: CommunicationsClient; config: CommunicationsConfigService; log: FastifyBaseLogger }): TemplateService {
@@ -120,6 +136,16 @@ export function createTemplateService(deps: { db: Db; client: CommunicationsClie
         });
       }
       await repo.deleteTemplate(db, entityId, id);
+    },
+    async applyReviews(reviews) {
+      let changed = 0;
+      for (const review of reviews) {
+        const status = templateStatusOf(review.event);
+        const rows = await repo.applyReview(db, review.providerTemplateId, { status, rejectionReason: status === 'rejected' ? review.reason : null });
+        if (rows.length === 0) deps.log.info({ providerTemplateId: review.providerTemplateId, event: review.event }, 'template review for a template this service does not hold');
+        changed += rows.length;
+      }
+      return changed;
     },
     async checkSend(entityId, send) {
       const row = await repo.findTemplateByName(db, entityId, send.name, send.language.code);

@@ -3,18 +3,21 @@
  * "Webhook and other endpoint authentication"): optional `X-Hub-Signature-256` check, normalization,
  * structural validation, durable insert into the inbox (deduplicated by platform event id, committed in
  * groups with concurrent requests), hand-off to the inline worker. Answers as soon as its inbox rows are
- * committed.
+ * committed. Template review changes (WhatsApp `message_template_status_update`) carry no conversation:
+ * they are applied to the templates at once, before the answer.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type { Database } from '../../db/client.js';
 import { AppError, badRequest, unauthorized } from '../../platform/errors.js';
 import { chatKey, eventKey, MalformedPayload } from './canonical.js';
-import { normalizeWebhook } from './normalize.js';
+import { normalizeWebhook, templateReviewsOf } from './normalize.js';
+import type { TemplateService } from './template.service.js';
 import * as inboxRepo from './inbox.repository.js';
 import type { InboxWorker } from './inbox.worker.js';
 
 export interface AcceptResult {
+  /** Conversation events and template reviews in the payload. */
   received: number;
   accepted: number;
   duplicates: number;
@@ -25,14 +28,16 @@ export interface WebhookService {
   accept(input: { rawBody: Buffer | undefined; body: unknown; signature: string | undefined; query: { communications_entity_id?: string | undefined; external_app_id?: string | undefined } }): Promise<AcceptResult>;
 }
 
-export function createWebhookService(deps: { database: Pick<Database, 'preparedQuery'>; worker: InboxWorker; appSecret: string | undefined; graceSeconds: number }): WebhookService {
+export function createWebhookService(deps: { database: Pick<Database, 'preparedQuery'>; worker: InboxWorker; appSecret: string | undefined; graceSeconds: number; templates: Pick<TemplateService, 'applyReviews'> }): WebhookService {
   const inbox = inboxWriter(deps.database, deps.graceSeconds);
   return {
     async accept({ rawBody, body, signature, query }) {
       if (deps.appSecret !== undefined) verifySignature(deps.appSecret, rawBody, signature);
       let events;
+      let reviews;
       try {
         events = normalizeWebhook(body, { communicationsEntityId: query.communications_entity_id, externalAppId: query.external_app_id });
+        reviews = templateReviewsOf(body);
       } catch (err) {
         if (err instanceof MalformedPayload) throw badRequest('malformed_payload', err.reason, { pointer: err.path });
         throw err;
@@ -43,7 +48,9 @@ export function createWebhookService(deps: { database: Pick<Database, 'preparedQ
       const ids = await Promise.all(items.map((item) => inbox.load(item)));
       const inserted = items.flatMap((item, i) => (ids[i] === null ? [] : [{ id: ids[i]!, chatKey: item.chatKey }]));
       deps.worker.dispatch(inserted);
-      return { received: events.length, accepted: inserted.length, duplicates: events.length - inserted.length };
+      // A review applied again sets the same status: a redelivered webhook changes nothing.
+      if (reviews.length > 0) await deps.templates.applyReviews(reviews);
+      return { received: events.length + reviews.length, accepted: inserted.length + reviews.length, duplicates: events.length - inserted.length };
     },
   };
 }

@@ -10,7 +10,7 @@ import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factorie
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { connectSocket, listen, waitFor } from '../../helpers/interactions.js';
 import { fixture } from '../../helpers/platform-payloads.js';
-import { metaMessage, whatsAppMessage } from '../../../sim/communications/payloads.js';
+import { metaMessage, whatsAppMessage, whatsAppTemplateReview } from '../../../sim/communications/payloads.js';
 import { mediaBytes, startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 
 type Row = Record<string, unknown>;
@@ -224,6 +224,37 @@ describe('templates', () => {
     expect(changed.json()).toMatchObject({ status: 'pending' });
     expect(sim.templates.get(created.json().provider_template_id as string)).toMatchObject({ status: 'PENDING' });
     expect((await send()).json().code).toBe('template_not_approved');
+  });
+
+  it('follow the platform\'s review through the template-status webhook, changing only the template reviewed', async () => {
+    const thirdToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: (await makeEntity(t.database.db, 'Reviewed elsewhere')).id, codes: ['entity_channel_accounts.edit'] }));
+    const define = (name: string) => ({ name, language: 'es', category: 'marketing', components: [{ type: 'BODY', text: 'Oferta {{1}}', example: { body_text: [['10%']] } }] });
+    const mine = (await post('/interactions/templates', define('weekly_offer'))).json();
+    const theirs = (await post('/interactions/templates', define('their_offer'), thirdToken)).json();
+    expect([mine.status, theirs.status]).toEqual(['pending', 'pending']);
+    expect(theirs.provider_template_id).not.toBe(mine.provider_template_id);
+    const statusOf = async (id: number, tk = token) => ((await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(tk) })).json().data as Row[]).find((x) => x.id === id)!;
+
+    expect(await sim.reviewTemplate(mine.provider_template_id as string, 'APPROVED')).toBe(200);
+    expect(await statusOf(mine.id as number)).toMatchObject({ status: 'approved', rejection_reason: null });
+    expect(await statusOf(theirs.id as number, thirdToken)).toMatchObject({ status: 'pending' });
+    const send = () => sendKind('template', { name: 'weekly_offer', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '15%' }] }] });
+    expect((await send()).statusCode).toBe(202);
+    await sim.waitForDeliveries(1);
+
+    expect(await sim.reviewTemplate(mine.provider_template_id as string, 'PAUSED')).toBe(200);
+    expect((await send()).json()).toMatchObject({ code: 'template_not_approved', status: 422 });
+    expect(await sim.reviewTemplate(theirs.provider_template_id as string, 'REJECTED', 'PROMOTIONAL')).toBe(200);
+    expect(await statusOf(theirs.id as number, thirdToken)).toMatchObject({ status: 'rejected', rejection_reason: 'PROMOTIONAL' });
+    expect(await statusOf(mine.id as number)).toMatchObject({ status: 'paused' });
+
+    // A review of a template this service never submitted is acknowledged and changes nothing.
+    const unknown = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppTemplateReview({ templateId: '987654321', name: 'elsewhere', language: 'es', event: 'APPROVED' }) });
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json()).toMatchObject({ received: 1, accepted: 1 });
+    const broken = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: { object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'message_template_status_update', value: { event: 'APPROVED' } }] }] } });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toMatchObject({ code: 'malformed_payload', pointer: '/entry/0/changes/0/value/message_template_id' });
   });
 
   it.each([
