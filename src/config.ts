@@ -15,6 +15,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Most PostgreSQL connections this process keeps (`DATABASE_POOL_SIZE`): requests and queue workers share them. */
   databasePoolSize: number;
+  /**
+   * Seconds between the job queue's maintenance runs (`QUEUE_MAINTENANCE_INTERVAL_SECONDS`, default 30): a
+   * job whose process died is retried at the first run after its expiry. One instance runs it at a time.
+   */
+  queueMaintenanceIntervalSeconds: number;
   dataDir: string;
   /** HS256 key; `undefined` until `resolveSecrets` fills it (generated and persisted outside production). */
   jwtSecret: string | undefined;
@@ -111,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: read.int('PORT', 3000, { min: 0, max: 65535 }),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
+    queueMaintenanceIntervalSeconds: read.int('QUEUE_MAINTENANCE_INTERVAL_SECONDS', 30, { min: 1, max: 3600 }),
     dataDir: read.string('DATA_DIR') ?? './data',
     jwtSecret: read.string('JWT_SECRET'),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

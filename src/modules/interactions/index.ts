@@ -108,6 +108,8 @@ export async function registerInteractionsModule(
       link: async (entityId, id) => (await media.downloadUrls(entityId, [id], publicOrigin(app, ctx.config.publicBaseUrl))).get(id)?.url,
     },
     log: ctx.log,
+    // An attempt is a few statements and one call bounded by the client's timeout.
+    attemptExpirySeconds: Math.max(10, Math.ceil((3 * ctx.config.communications.timeoutMs) / 1000)),
   });
   await outbound.start(options);
   const conversations = createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) });

@@ -73,6 +73,11 @@ export function createOutboundService(deps: {
     link(entityId: number, id: number): Promise<string | undefined>;
   };
   log: FastifyBaseLogger;
+  /**
+   * Seconds after which a send attempt still unfinished counts as lost (its process died) and is tried
+   * again with the same idempotency key; a few times the communications client's timeout.
+   */
+  attemptExpirySeconds: number;
   now?: () => Date;
 }): OutboundService {
   const { db } = deps;
@@ -233,8 +238,9 @@ export function createOutboundService(deps: {
       });
     },
     async start({ workers }) {
-      await deps.queue.define(SEND_QUEUE, { retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds: 60, policy: 'short' });
-      await deps.queue.define(READ_RECEIPT_QUEUE, { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds: 60, policy: 'short' });
+      const expireInSeconds = deps.attemptExpirySeconds;
+      await deps.queue.define(SEND_QUEUE, { retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds, policy: 'short' });
+      await deps.queue.define(READ_RECEIPT_QUEUE, { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds, policy: 'short' });
       if (!workers) return;
       await deps.queue.work(SEND_QUEUE, async ({ messageId }, job) => deliver(messageId, job), { pollingIntervalSeconds: 1, concurrency: 8 });
       await deps.queue.work(

@@ -149,6 +149,8 @@ export interface Queue<M extends object = JobMap> {
 export interface QueueOptions {
   /** Whether this process runs workers, maintenance and cron (false: it only enqueues). Default true. */
   runWorkers?: boolean;
+  /** Seconds between maintenance runs (expiry of jobs whose process died, archiving). Default 30. */
+  maintenanceIntervalSeconds?: number;
 }
 
 export const DEAD_LETTER_SUFFIX = '.dead-letter';
@@ -201,6 +203,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     schema: SCHEMA,
     supervise: runWorkers,
     schedule: runWorkers,
+    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
     // Remember completed jobs long enough for operators to inspect them; webhook dedup lives in the inbox.
     archiveCompletedAfterSeconds: 3600,
   });
