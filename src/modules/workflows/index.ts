@@ -84,7 +84,8 @@ export async function registerWorkflowsModule(
       },
       {
         policy: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 },
-        work: { concurrency: 4, pollingIntervalSeconds: 1 },
+        // A job is created with a wake of a local worker; polling only finds retries (and jobs of instances without workers).
+        work: { concurrency: 2, pollingIntervalSeconds: 5 },
         // Only events of entities with an enabled workflow for them get a job (read in the publisher's transaction).
         interest: async (tx, payloads) => {
           const entityIds = payloads.map((p) => TRIGGER_CONTEXTS[event](p).context.entity_id);

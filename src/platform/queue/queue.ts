@@ -134,7 +134,7 @@ export interface Queue<M extends object = JobMap> {
    * Throws when `name` was not defined in this process.
    */
   enqueue<K extends keyof M & string>(tx: Db, name: K, data: M[K], options?: EnqueueOptions): Promise<string | null>;
-  /** Makes this process's idle workers of `name` poll now instead of at their next interval. */
+  /** Makes one idle worker of `name` in this process poll now instead of at its next interval. */
   wake(name: keyof M & string): void;
   /** Enqueues `data` on `name` at every `cron` time in the IANA time zone `tz`; replaces an earlier schedule. */
   schedule<K extends keyof M & string>(name: K, cron: string, data: M[K], options: { tz: string }): Promise<void>;
@@ -155,6 +155,12 @@ export interface QueueOptions {
 
 export const DEAD_LETTER_SUFFIX = '.dead-letter';
 const SCHEMA = 'pgboss';
+
+/** One pg-boss worker of this process; `busy` while it runs a job's handler. */
+interface LocalWorker {
+  id: string;
+  busy: boolean;
+}
 
 interface Worked {
   name: string;
@@ -211,7 +217,8 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
 
   const defined = new Map<string, RetryPolicy>();
   const worked: Worked[] = [];
-  const workerIds = new Map<string, string[]>();
+  const workers = new Map<string, LocalWorker[]>();
+  const wakeCursor = new Map<string, number>();
   let booting: Promise<unknown> | undefined;
   let running = false;
 
@@ -290,28 +297,45 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
   }
 
   async function startWorkers(spec: Worked): Promise<void> {
-    const ids = workerIds.get(spec.name) ?? [];
-    workerIds.set(spec.name, ids);
+    const list = workers.get(spec.name) ?? [];
+    workers.set(spec.name, list);
     for (let i = 0; i < (spec.options.concurrency ?? 1); i++) {
       const workOptions: PgBoss.WorkOptions & { includeMetadata: true } = { batchSize: 1, includeMetadata: true };
       if (spec.options.pollingIntervalSeconds !== undefined) workOptions.pollingIntervalSeconds = spec.options.pollingIntervalSeconds;
-      let id = '';
-      id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
+      const worker: LocalWorker = { id: '', busy: false };
+      worker.id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
         if (!job) return;
+        worker.busy = true;
         // pg-boss 10 sleeps a polling interval after every fetch, even a fruitful one: while there is
         // work, fetch again at once; only an empty fetch waits for the interval (or a wake).
         try {
           await runJob(spec, job);
         } finally {
-          boss.notifyWorker(id);
+          worker.busy = false;
+          boss.notifyWorker(worker.id);
         }
       });
-      ids.push(id);
+      list.push(worker);
     }
   }
 
+  /**
+   * Wakes one idle worker of `name` per job enqueued, not all of them: every woken worker runs pg-boss's
+   * fetch, and waking a queue's whole pool for one job made the empty fetches outnumber the jobs. With
+   * no idle worker, a busy one fetches again as soon as its job is done.
+   */
   function wake(name: string): void {
-    for (const id of workerIds.get(name) ?? []) boss.notifyWorker(id);
+    const list = workers.get(name);
+    if (list === undefined || list.length === 0) return;
+    const cursor = wakeCursor.get(name) ?? 0;
+    for (let i = 0; i < list.length; i++) {
+      const worker = list[(cursor + i) % list.length]!;
+      if (worker.busy) continue;
+      wakeCursor.set(name, (cursor + i + 1) % list.length);
+      boss.notifyWorker(worker.id);
+      return;
+    }
+    boss.notifyWorker(list[cursor % list.length]!.id);
   }
 
   const queue: Queue<Record<string, object>> = {
@@ -327,7 +351,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       if (booting === undefined) return;
       const deadline = Date.now() + timeoutMs;
       running = false;
-      workerIds.clear();
+      workers.clear();
       try {
         await booting;
       } catch {
