@@ -33,6 +33,7 @@ import { registerRecordsModule } from './modules/records/index.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
+import { Gauge } from 'prom-client';
 import { registerInteractionsModule } from './modules/interactions/index.js';
 import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
@@ -123,6 +124,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandler(app);
   await app.register(metricsPlugin);
   ctx.queue.registerMetrics(app.metrics);
+  app.metrics.registerMetric(
+    new Gauge({
+      name: 'realtime_connected_sockets',
+      help: 'Socket.IO clients connected to this instance (each instance reports its own)',
+      registers: [],
+      collect() {
+        this.set(ctx.realtime.socketCount());
+      },
+    }),
+  );
   await app.register(cors, {
     delegator: (req, callback) => {
       const url = req.url ?? '';

@@ -15,6 +15,7 @@ interface TestJobs {
   'test.retried-burst': { messageId: number };
   'test.woken': { sentAt: number };
   'test.report': { entityId: number };
+  'test.backlog': { n: number };
 }
 
 let t: TestContext;
@@ -167,6 +168,25 @@ describe('failures', () => {
     await vi.waitFor(async () => expect(await jobRows('test.flaky')).toEqual([{ state: 'completed', data: { messageId: 12 } }]), { timeout: 10_000 });
     expect(attempts).toEqual([1, 2]);
     expect(await queue.deadLetters({ queue: 'test.flaky' })).toEqual([]);
+  });
+});
+
+describe('backlog metrics', () => {
+  it('reports the jobs waiting in a queue nobody works, and how long the oldest has waited', async () => {
+    await queue.define('test.backlog');
+    await transaction(t.database.db, async (tx) => {
+      await queue.enqueue(tx, 'test.backlog', { n: 1 });
+      await queue.enqueue(tx, 'test.backlog', { n: 2 });
+      // Delayed to later: not yet due, so not in the backlog.
+      await queue.enqueue(tx, 'test.backlog', { n: 3 }, { startAfter: 3600 });
+    });
+    await sleep(1100);
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('queue_jobs_waiting{queue="test.backlog"} 2');
+    const age = Number(/^queue_oldest_job_age_seconds\{queue="test.backlog"\} ([\d.e+-]+)$/m.exec(metrics)?.[1]);
+    expect(age).toBeGreaterThanOrEqual(1);
+    expect(age).toBeLessThan(60);
+    expect(metrics).toContain('queue_jobs_waiting{queue="test.note"} 0');
   });
 });
 

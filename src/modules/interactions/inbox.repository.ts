@@ -134,6 +134,15 @@ export async function countDead(db: Db): Promise<number> {
   return row?.n ?? 0;
 }
 
+/** Events accepted and not yet projected, and the age in seconds of the oldest of them (0 when none): the webhook lag. */
+export async function pendingLag(db: Db): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  const [row] = await db
+    .select({ pending: count(), oldestAgeSeconds: sql<number>`coalesce(extract(epoch from now() - min(${inbox.receivedAt})), 0)::float8` })
+    .from(inbox)
+    .where(eq(inbox.state, 'pending'));
+  return { pending: row?.pending ?? 0, oldestAgeSeconds: Math.max(0, Number(row?.oldestAgeSeconds ?? 0)) };
+}
+
 /** Pending rows due for an attempt (retries, and work a stopped process left behind), oldest first. */
 export async function dueRows(db: Db, limit: number, includeUntried = false): Promise<{ id: number; chatKey: string }[]> {
   const rows = await db

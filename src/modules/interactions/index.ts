@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, Gauge } from 'prom-client';
-import { countDead } from './inbox.repository.js';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { countDead, pendingLag } from './inbox.repository.js';
 import type { AppContext } from '../../platform/context.js';
 import type { IdentityService } from '../identity/index.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
@@ -81,6 +81,29 @@ export async function registerInteractionsModule(
       },
     }),
   );
+  // The webhook lag: how far projection runs behind acceptance (one query serves both gauges of a scrape).
+  let lagReading: Promise<{ pending: number; oldestAgeSeconds: number }> | undefined;
+  const readLag = () => (lagReading ??= pendingLag(ctx.db).catch(() => ({ pending: 0, oldestAgeSeconds: 0 })).finally(() => setImmediate(() => (lagReading = undefined))));
+  app.metrics.registerMetric(
+    new Gauge({
+      name: 'interactions_inbox_pending_events',
+      help: 'Inbound webhook events accepted and not yet projected (retries included)',
+      registers: [],
+      async collect() {
+        this.set((await readLag()).pending);
+      },
+    }),
+  );
+  app.metrics.registerMetric(
+    new Gauge({
+      name: 'interactions_webhook_lag_seconds',
+      help: 'Age of the oldest accepted inbound webhook event not yet projected; 0 when none waits',
+      registers: [],
+      async collect() {
+        this.set((await readLag()).oldestAgeSeconds);
+      },
+    }),
+  );
 
   const key = decodeKey(ctx.secrets.erpSessionEncryptionKey);
   if (!key) throw new Error('ERP_SESSION_ENCRYPTION_KEY must be 32 bytes (64 hex characters or base64)');
@@ -94,6 +117,14 @@ export async function registerInteractionsModule(
   const service = createWebhookService({ database: ctx.database, worker, appSecret: ctx.config.communications.webhookAppSecret, graceSeconds: 2, templates });
   const operator = createOperatorService({ db: ctx.db, privilegedEmails: ctx.config.communications.privilegedOperatorEmails, worker });
   await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service, operator });
+  const sendLatency = new Histogram({
+    name: 'interactions_send_latency_seconds',
+    help: 'Seconds from an outbound message being stored to the platform accepting it, by platform (retries included)',
+    labelNames: ['platform'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [],
+  });
+  app.metrics.registerMetric(sendLatency);
   const outbound = createOutboundService({
     db: ctx.db,
     templates,
@@ -110,6 +141,7 @@ export async function registerInteractionsModule(
     log: ctx.log,
     // An attempt is a few statements and one call bounded by the client's timeout.
     attemptExpirySeconds: Math.max(10, Math.ceil((3 * ctx.config.communications.timeoutMs) / 1000)),
+    sendLatency,
   });
   await outbound.start(options);
   const conversations = createConversationService({ db: ctx.db, events: ctx.events, realtime: ctx.realtime, identity, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) });

@@ -78,6 +78,8 @@ export function createOutboundService(deps: {
    * again with the same idempotency key; a few times the communications client's timeout.
    */
   attemptExpirySeconds: number;
+  /** Observes, per platform, the seconds from a message's storing to the platform's acceptance (`/metrics`). */
+  sendLatency?: { observe(labels: { platform: string }, seconds: number): void };
   now?: () => Date;
 }): OutboundService {
   const { db } = deps;
@@ -133,8 +135,12 @@ export function createOutboundService(deps: {
       }
       const account = { platform: content.platform, accountId: externalAccountId };
       const { providerMessageId } = await deps.client.sendMessage(target, account, { idempotencyKey: m.clientMessageId!, message });
-      const row = await repo.recordAccepted(db, m, providerMessageId, now());
-      if (row) emitMessageStatus(deps.realtime, row, externalChatId);
+      const acceptedAt = now();
+      const row = await repo.recordAccepted(db, m, providerMessageId, acceptedAt);
+      if (row) {
+        deps.sendLatency?.observe({ platform: content.platform }, Math.max(0, acceptedAt.getTime() - m.occurredAt.getTime()) / 1000);
+        emitMessageStatus(deps.realtime, row, externalChatId);
+      }
     } catch (err) {
       if (isCommunicationsError(err)) {
         const error = { code: err.details.providerCode ?? err.kind, kind: err.kind, title: err.message };

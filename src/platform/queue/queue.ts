@@ -142,7 +142,10 @@ export interface Queue<M extends object = JobMap> {
   schedules(): Promise<ScheduledJob[]>;
   /** Dead-lettered jobs, newest first, of one queue or of all defined ones (default 100). */
   deadLetters(options?: { queue?: keyof M & string; limit?: number }): Promise<DeadLetter[]>;
-  /** Adds `queue_jobs_total{queue,outcome}` and `queue_dead_letter_jobs{queue}` to `registry`. */
+  /**
+   * Adds `queue_jobs_total{queue,outcome}`, `queue_dead_letter_jobs{queue}`, `queue_jobs_waiting{queue}` and
+   * `queue_oldest_job_age_seconds{queue}` to `registry`.
+   */
   registerMetrics(registry: Registry): void;
 }
 
@@ -227,6 +230,46 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     help: 'Job attempts finished in this process, by queue and outcome (completed, retried, dead_lettered)',
     labelNames: ['queue', 'outcome'] as const,
     registers: [],
+  });
+  // Jobs due and not yet started, per queue: the backlog and how long its oldest job has waited.
+  let backlogReading: Promise<Map<string, { waiting: number; ageSeconds: number }>> | undefined;
+  const readBacklog = () =>
+    (backlogReading ??= (async () => {
+      const { rows } = await database.executeSql(
+        `select name, count(*)::int as n, extract(epoch from now() - min(start_after))::float8 as age from ${SCHEMA}.job
+         where name = any($1::text[]) and state < 'active' and start_after <= now() group by name`,
+        [[...defined.keys()]],
+      );
+      return new Map(rows.map((r) => [String(r.name), { waiting: Number(r.n), ageSeconds: Math.max(0, Number(r.age)) }]));
+    })()
+      .catch((err: unknown) => {
+        log.warn({ err }, 'queue backlog unavailable');
+        return new Map<string, { waiting: number; ageSeconds: number }>();
+      })
+      .finally(() => setImmediate(() => (backlogReading = undefined))));
+  const waitingGauge = new Gauge({
+    name: 'queue_jobs_waiting',
+    help: 'Jobs due and not yet started, per queue (the backlog; jobs delayed to a later time are not counted)',
+    labelNames: ['queue'] as const,
+    registers: [],
+    async collect() {
+      this.reset();
+      if (defined.size === 0) return;
+      const backlog = await readBacklog();
+      for (const name of defined.keys()) this.set({ queue: name }, backlog.get(name)?.waiting ?? 0);
+    },
+  });
+  const ageGauge = new Gauge({
+    name: 'queue_oldest_job_age_seconds',
+    help: 'Seconds the oldest due job of each queue has waited to start; 0 when none waits',
+    labelNames: ['queue'] as const,
+    registers: [],
+    async collect() {
+      this.reset();
+      if (defined.size === 0) return;
+      const backlog = await readBacklog();
+      for (const name of defined.keys()) this.set({ queue: name }, backlog.get(name)?.ageSeconds ?? 0);
+    },
   });
   const deadLetterGauge = new Gauge({
     name: 'queue_dead_letter_jobs',
@@ -436,6 +479,8 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     registerMetrics(registry) {
       registry.registerMetric(jobs);
       registry.registerMetric(deadLetterGauge);
+      registry.registerMetric(waitingGauge);
+      registry.registerMetric(ageGauge);
     },
   };
   // The implementation is untyped by job name; callers see the augmented JobMap.

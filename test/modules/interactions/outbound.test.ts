@@ -145,6 +145,23 @@ describe('sending every kind', () => {
     }
   });
 
+  it('reports the send latency by platform and this instance\'s connected sockets on /metrics', async () => {
+    const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const sentSoFar = Number(/^interactions_send_latency_seconds_count\{platform="whatsapp"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
+    expect((await sendKind('text', { body: 'measured' })).statusCode).toBe(202);
+    await waitFor(async () => (/^interactions_send_latency_seconds_count\{platform="whatsapp"\} (\d+)$/m.exec(await metrics())?.[1] === String(sentSoFar + 1) ? true : undefined));
+    expect(await metrics()).toMatch(/^interactions_send_latency_seconds_bucket\{le="\+Inf",platform="whatsapp"\} \d+$/m);
+
+    expect(await metrics()).toMatch(/^realtime_connected_sockets 0$/m);
+    const { socket } = await connectSocket(baseUrl, { token });
+    try {
+      expect(await metrics()).toMatch(/^realtime_connected_sockets 1$/m);
+    } finally {
+      socket.disconnect();
+    }
+    await waitFor(async () => (/^realtime_connected_sockets 0$/m.test(await metrics()) ? true : undefined));
+  });
+
   it('answers 404 for another entity\'s conversation and stores nothing', async () => {
     const res = await post(`/interactions/conversations/${conversationId}/messages/text`, { body: 'hi' }, otherToken);
     expect(res.statusCode).toBe(404);

@@ -114,6 +114,24 @@ describe('inbox reliability', () => {
     }
   });
 
+  it('reports the webhook lag: events accepted and not yet projected, and the age of the oldest', async () => {
+    const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(await metrics()).toMatch(/^interactions_webhook_lag_seconds 0$/m);
+    t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 60_000 });
+    try {
+      await refuseMessage('wamid.LAGGING', '40001');
+      expect((await post(whatsAppMessage(acc, { from: '50255550102', id: 'wamid.LAGGING' }))).statusCode).toBe(200);
+      await t.app.interactionsWorker.idle();
+      await new Promise((r) => setTimeout(r, 1100));
+      const body = await metrics();
+      expect(body).toMatch(/^interactions_inbox_pending_events 1$/m);
+      expect(Number(/^interactions_webhook_lag_seconds ([\d.e+-]+)$/m.exec(body)?.[1])).toBeGreaterThanOrEqual(1);
+    } finally {
+      t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 1000 });
+      await t.database.executeSql('drop trigger if exists refuse_test_message on message');
+    }
+  });
+
   it('moves a failure that retrying cannot fix (the database refuses the data) to the dead-letter list at once', async () => {
     t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 1 });
     try {
