@@ -8593,7 +8593,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -8695,7 +8698,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesVideo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -8797,7 +8803,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesAudio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -8899,7 +8908,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9002,7 +9014,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesText: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9099,7 +9114,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesSticker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9200,7 +9218,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesLocation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9299,7 +9320,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesContacts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9433,7 +9457,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesReaction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9530,7 +9557,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9665,7 +9695,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesInteractiveButton: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9805,7 +9838,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesInteractiveList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -9922,7 +9958,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesInteractiveCtaUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -10061,7 +10100,10 @@ export interface operations {
     postInteractionsConversationsByIdMessagesInteractiveCtaUrlImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
             path: {
                 id: number;
             };

@@ -6,7 +6,8 @@ import { principalOf } from '../../platform/auth/guard.js';
 import { problemResponse } from '../../platform/http/openapi.js';
 import { IdParams, MessageResponse } from './conversation.schemas.js';
 import { MessageParams, OUTBOUND_KINDS, type AnyOutboundBody, type OutboundKind } from './outbound.schemas.js';
-import type { OutboundService } from './outbound.service.js';
+import type { OutboundService, Sender } from './outbound.service.js';
+import { Type } from 'typebox';
 import type { MediaService } from '../media/index.js';
 import { MEDIA_SIZE_LIMITS } from '../media/index.js';
 
@@ -42,6 +43,18 @@ function coerceField(name: string, value: unknown): unknown {
   return value;
 }
 
+const SendHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again' }),
+  ),
+});
+
+/** The sender of a request; a client's idempotency key is scoped to its entity (keys also reach the platform). */
+function senderOf(request: { headers: { 'idempotency-key'?: string | undefined } }, p: { entityId: number; employeeId: number | null }): Sender {
+  const key = request.headers['idempotency-key'];
+  return { entityId: p.entityId, employeeId: p.employeeId, ...(key !== undefined ? { idempotencyKey: `client:${p.entityId}:${key}` } : {}) };
+}
+
 const SEND_ERRORS = {
   422: problemResponse(
     '`outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured`',
@@ -69,6 +82,7 @@ export const outboundRoutes: FastifyPluginAsyncTypebox<{ service: OutboundServic
           description:
             'JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.',
           params: IdParams,
+          headers: SendHeaders,
           // Only JSON bodies are validated here: a multipart request has no parsed body, its fields are checked below.
           body: { content: { 'application/json': { schema: OUTBOUND_KINDS[kind] } } },
           response: { 202: MessageResponse, ...SEND_ERRORS },
@@ -94,7 +108,7 @@ export const outboundRoutes: FastifyPluginAsyncTypebox<{ service: OutboundServic
           const stored = await media.ingest(p, { file: part.file, fileName: part.filename || `${kind}`, contentType: part.mimetype, kind, voiceNote: fields.voice === true ? true : undefined, truncated: () => part.file.truncated });
           body = { ...fields, media_id: stored.id };
         }
-        const message = await service.send({ entityId: p.entityId, employeeId: p.employeeId }, request.params.id, { kind, body });
+        const message = await service.send(senderOf(request, p), request.params.id, { kind, body });
         return reply.code(202).send(message);
       },
     );
@@ -102,10 +116,10 @@ export const outboundRoutes: FastifyPluginAsyncTypebox<{ service: OutboundServic
   for (const kind of (Object.keys(OUTBOUND_KINDS) as OutboundKind[]).filter((k) => !(MULTIPART_KINDS as readonly string[]).includes(k))) {
     app.post(
       `/interactions/conversations/:id/messages/${kind}`,
-      { config: jwt, schema: { tags, summary: SUMMARY[kind], params: IdParams, body: OUTBOUND_KINDS[kind], response: { 202: MessageResponse, ...SEND_ERRORS } } },
+      { config: jwt, schema: { tags, summary: SUMMARY[kind], params: IdParams, headers: SendHeaders, body: OUTBOUND_KINDS[kind], response: { 202: MessageResponse, ...SEND_ERRORS } } },
       async (request, reply) => {
         const p = principalOf(request);
-        const message = await service.send({ entityId: p.entityId, employeeId: p.employeeId }, request.params.id, { kind, body: request.body } as AnyOutboundBody);
+        const message = await service.send(senderOf(request, p), request.params.id, { kind, body: request.body } as AnyOutboundBody);
         return reply.code(202).send(message);
       },
     );

@@ -162,6 +162,18 @@ describe('sending every kind', () => {
     await waitFor(async () => (/^realtime_connected_sockets 0$/m.test(await metrics()) ? true : undefined));
   });
 
+  it('answers a send repeated with the same Idempotency-Key with the first message, sending once', async () => {
+    const send = () => t.app.inject({ method: 'POST', url: `/api/interactions/conversations/${conversationId}/messages/text`, headers: { ...bearer(token), 'idempotency-key': 'agent-retry-1' }, payload: { body: 'una sola vez' } });
+    const [first, second] = await Promise.all([send(), send()]);
+    expect([first.statusCode, second.statusCode]).toEqual([202, 202]);
+    expect(second.json().id).toBe(first.json().id);
+    expect((await send()).json().id).toBe(first.json().id);
+    await sim.waitForDeliveries(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sim.deliveries.filter((d) => (d.body.text as { body?: string } | undefined)?.body === 'una sola vez')).toHaveLength(1);
+    expect((await history()).filter((m) => m.text === 'una sola vez')).toHaveLength(1);
+  });
+
   it('answers 404 for another entity\'s conversation and stores nothing', async () => {
     const res = await post(`/interactions/conversations/${conversationId}/messages/text`, { body: 'hi' }, otherToken);
     expect(res.statusCode).toBe(404);
