@@ -1,8 +1,9 @@
 /**
  * Two service processes on one PostgreSQL database and one Redis: a webhook posted to instance A reaches
  * a socket connected to instance B, in order; a socket of another entity on B hears nothing of it, even
- * subscribed to that chat's id; schedule ticks running on both instances start a due slot once. Runs only
- * when TEST_DATABASE_URL and REDIS_URL are set.
+ * subscribed to that chat's id; schedule ticks running on both instances start a due slot once; an instance
+ * SIGKILLed in the middle of a burst of webhooks and sends loses and duplicates nothing (the clients fail
+ * over to the other instance, as behind a load balancer). Runs only when TEST_DATABASE_URL and REDIS_URL are set.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { makeChannelAccount } from '../helpers/conversation-factories.js';
 import { connectSocket, waitFor, type ReceivedEvent } from '../helpers/interactions.js';
 import { startService, type ServiceProcess } from '../helpers/service-process.js';
 import { whatsAppMessage } from '../../sim/communications/payloads.js';
+import { startProviderSimulator, type ProviderSimulator } from '../../sim/communications/provider.js';
 import { queryRows } from '../../src/db/client.js';
 import type { Socket } from 'socket.io-client';
 
@@ -23,6 +25,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
   let b: ServiceProcess;
   let token: string;
   let otherToken: string;
+  let sim: ProviderSimulator;
   const sockets: Socket[] = [];
 
   beforeAll(async () => {
@@ -34,7 +37,15 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PN-MULTI' });
     token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1, codes: ['workflows.manage'] }));
     otherToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2 }));
-    const env = { REDIS_URL: process.env.REDIS_URL! };
+    sim = await startProviderSimulator({ apiKey: 'multi-communications-key' });
+    const env = {
+      REDIS_URL: process.env.REDIS_URL!,
+      COMMUNICATIONS_BASE_URL: sim.url,
+      COMMUNICATIONS_API_KEY: 'multi-communications-key',
+      // A send lost with its process is taken over 10 s after it started; maintenance looks every second.
+      COMMUNICATIONS_TIMEOUT_MS: '3000',
+      QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1',
+    };
     [a, b] = await Promise.all([startService(testDb.url!, 'multi-a', env), startService(testDb.url!, 'multi-b', env)]);
   });
   afterAll(async () => {
@@ -42,6 +53,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     await a?.dispose();
     await b?.dispose();
     await t?.close();
+    await sim?.close();
     await testDb?.close();
   });
 
@@ -85,4 +97,76 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     expect(runs).toBe(1);
     expect(await executions()).toBe(1);
   }, 60_000);
+
+  it('loses and duplicates nothing when an instance is killed in the middle of a burst of webhooks and sends', async () => {
+    const chats = Array.from({ length: 8 }, (_, i) => `5025560${String(i).padStart(4, '0')}`);
+    // The customers write first, so that the service window is open for the agents' answers.
+    for (const from of chats) {
+      const res = await fetch(`${b.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from, text: 'hola', id: `wamid.OPEN-${from}` })) });
+      expect(res.status).toBe(200);
+    }
+    const conversationIds = await waitFor(async () => {
+      const rows = await queryRows<{ id: number }>(t.database.db, sql`select id from conversation where external_chat_id in ${chats}`);
+      return rows.length === chats.length ? rows.map((r) => r.id) : undefined;
+    }, 20_000);
+
+    const victim = await startService(testDb.url!, 'multi-victim', { REDIS_URL: process.env.REDIS_URL!, COMMUNICATIONS_BASE_URL: sim.url, COMMUNICATIONS_API_KEY: 'multi-communications-key', COMMUNICATIONS_TIMEOUT_MS: '3000', QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1' });
+    let killed = false;
+    const answeredBy = { victim: 0, b: 0 };
+    /** Posts to the victim until it is killed, then to B (a load balancer's failover); the answer's status. */
+    const post = async (path: string, body: object, headers: Record<string, string> = {}): Promise<number> => {
+      const init = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+      if (!killed) {
+        const res = await fetch(`${victim.baseUrl}${path}`, init).catch(() => undefined);
+        if (res) {
+          answeredBy.victim++;
+          return res.status;
+        }
+      }
+      answeredBy.b++;
+      return (await fetch(`${b.baseUrl}${path}`, init)).status;
+    };
+    const inbound = Array.from({ length: 120 }, (_, i) => ({ id: `wamid.BURST-${i}`, from: chats[i % chats.length]!, text: `cliente ${i}` }));
+    const outbound = Array.from({ length: 48 }, (_, i) => ({ key: `burst-${i}`, conversationId: conversationIds[i % conversationIds.length]!, text: `agente ${i}` }));
+    // Webhooks and sends interleaved evenly through the burst.
+    const work = [
+      ...inbound.map((m, i) => ({ at: i / inbound.length, run: () => post('/api/interactions/webhooks/communications', whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: m.from, text: m.text, id: m.id })) })),
+      ...outbound.map((m, i) => ({ at: i / outbound.length, run: () => post(`/api/interactions/conversations/${m.conversationId}/messages/text`, { body: m.text }, { ...bearer(token), 'idempotency-key': m.key }) })),
+    ]
+      .sort((x, y) => x.at - y.at)
+      .map((w) => w.run);
+    const statuses: number[] = [];
+    let next = 0;
+    let done = 0;
+    const runner = async () => {
+      while (next < work.length) {
+        const i = next++;
+        statuses[i] = await work[i]!();
+        if (++done === Math.floor(work.length / 2)) {
+          victim.child.kill('SIGKILL');
+          killed = true;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, runner));
+    expect(await victim.exited).toBe('SIGKILL');
+    // Every request was answered (by the victim before it died, or by B): nothing is left unaccepted.
+    expect(statuses.filter((s) => s !== 200 && s !== 202)).toEqual([]);
+    expect(answeredBy.victim).toBeGreaterThanOrEqual(work.length / 2);
+    expect(answeredBy.b).toBeGreaterThan(0);
+
+    const inboundIds = inbound.map((m) => m.id);
+    const projected = async () => queryRows<{ external_message_id: string }>(t.database.db, sql`select external_message_id from message where external_message_id like 'wamid.BURST-%'`);
+    await waitFor(async () => ((await projected()).length >= inboundIds.length ? true : undefined), 60_000);
+    const sentTexts = outbound.map((m) => m.text);
+    const delivered = () => sim.deliveries.map((d) => (d.body.text as { body: string }).body).filter((text) => text.startsWith('agente '));
+    await waitFor(() => (new Set(delivered()).size >= sentTexts.length ? true : undefined), 60_000);
+    await new Promise((r) => setTimeout(r, 1500)); // any duplicate would have arrived by now
+
+    expect((await projected()).map((r) => r.external_message_id).sort()).toEqual([...inboundIds].sort());
+    expect(delivered().sort()).toEqual([...sentTexts].sort());
+    const stored = await queryRows<{ text: string; status: string }>(t.database.db, sql`select text, status from message where direction = 'outbound' and text like 'agente %'`);
+    expect(stored.map((r) => r.text).sort()).toEqual([...sentTexts].sort());
+    expect(stored.filter((r) => r.status === 'pending' || r.status === 'failed')).toEqual([]);
+  }, 150_000);
 });
