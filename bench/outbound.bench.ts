@@ -1,6 +1,6 @@
 /**
  * Outbound sending benchmark (issue "Conversations out"): agents send text messages through the API at
- * 200 sends/s for 20 s (BENCH_OUTBOUND_SECONDS) into 100 conversations, against the communications
+ * 200 sends/s (BENCH_OUTBOUND_RATE) for 20 s (BENCH_OUTBOUND_SECONDS) into 100 conversations, against the communications
  * simulator in this process. Reports the API's answer latency (202, message stored and queued),
  * send-to-provider latency (API request sent until the simulator received the message) and duplicates at
  * the simulator (messages delivered more than once), next to the auth-only baseline measured in the same
@@ -55,7 +55,7 @@ export async function run(): Promise<BenchSection> {
 
     const baseline = await measure({ title: 'GET /api/permissions/me (auth-only baseline)', url: `${baseUrl}/api/permissions/me`, headers: { authorization: `Bearer ${token}` }, connections: 50, warmupSeconds: 2 });
 
-    const rate = 200;
+    const rate = Number(process.env.BENCH_OUTBOUND_RATE ?? 200);
     const seconds = Number(process.env.BENCH_OUTBOUND_SECONDS ?? 20);
     const total = rate * seconds;
     const requestedAt = new Map<string, number>();
@@ -106,7 +106,7 @@ export async function run(): Promise<BenchSection> {
       title: 'Outbound sending (conversations out)',
       markdown,
       checks: [
-        { name: 'API p99 < 50 ms at 200 sends/s', ok: pct(api, 99) < 50, detail: `${pct(api, 99).toFixed(1)} ms` },
+        { name: `API p99 < 50 ms at ${rate} sends/s`, ok: pct(api, 99) < 50, detail: `${pct(api, 99).toFixed(1)} ms` },
         { name: 'send-to-provider p99 < 250 ms', ok: pct(toProvider, 99) < 250, detail: `${pct(toProvider, 99).toFixed(1)} ms` },
         { name: 'every message delivered once, no duplicates', ok: duplicates === 0 && delivered === total && non202 === 0, detail: `delivered ${delivered}/${total}, duplicates ${duplicates}, non-202 ${non202}` },
       ],

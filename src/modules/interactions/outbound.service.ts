@@ -248,7 +248,7 @@ export function createOutboundService(deps: {
       await deps.queue.define(SEND_QUEUE, { retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds, policy: 'short' });
       await deps.queue.define(READ_RECEIPT_QUEUE, { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds, policy: 'short' });
       if (!workers) return;
-      await deps.queue.work(SEND_QUEUE, async ({ messageId }, job) => deliver(messageId, job), { pollingIntervalSeconds: 1, concurrency: 8 });
+      await deps.queue.work(SEND_QUEUE, async ({ messageId }, job) => deliver(messageId, job), { pollingIntervalSeconds: 2, concurrency: 16 });
       await deps.queue.work(
         READ_RECEIPT_QUEUE,
         async ({ messageId }, job) => {
