@@ -112,7 +112,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secrets: deps.secrets,
     log: app.log,
     redis: deps.redis,
-    realtime: createRealtimeGateway({ server: app.server, authenticator, activeMemberships: identity.activeMemberships, log: app.log, redis: deps.redis }),
+    realtime: createRealtimeGateway({
+      server: app.server,
+      authenticator,
+      activeMemberships: identity.activeMemberships,
+      log: app.log,
+      redis: deps.redis,
+      recoveryMs: config.realtimeRecoverySeconds * 1000,
+    }),
   };
   app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);

@@ -20,6 +20,11 @@ export interface Config {
    * job whose process died is retried at the first run after its expiry. One instance runs it at a time.
    */
   queueMaintenanceIntervalSeconds: number;
+  /**
+   * Seconds a disconnected Socket.IO client may take to reconnect and still receive the events it missed
+   * (`REALTIME_RECOVERY_SECONDS`, default 120; 0 turns recovery off).
+   */
+  realtimeRecoverySeconds: number;
   dataDir: string;
   /** HS256 key; `undefined` until `resolveSecrets` fills it (generated and persisted outside production). */
   jwtSecret: string | undefined;
@@ -117,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
     queueMaintenanceIntervalSeconds: read.int('QUEUE_MAINTENANCE_INTERVAL_SECONDS', 30, { min: 1, max: 3600 }),
+    realtimeRecoverySeconds: read.int('REALTIME_RECOVERY_SECONDS', 120, { min: 0, max: 3600 }),
     dataDir: read.string('DATA_DIR') ?? './data',
     jwtSecret: read.string('JWT_SECRET'),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

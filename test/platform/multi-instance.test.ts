@@ -3,7 +3,9 @@
  * a socket connected to instance B, in order; a socket of another entity on B hears nothing of it, even
  * subscribed to that chat's id; schedule ticks running on both instances start a due slot once; an instance
  * SIGKILLed in the middle of a burst of webhooks and sends loses and duplicates nothing (the clients fail
- * over to the other instance, as behind a load balancer). Runs only when TEST_DATABASE_URL and REDIS_URL are set.
+ * over to the other instance, as behind a load balancer); a client whose connection drops and which comes
+ * back through the load balancer on the other instance receives what it missed, once. Runs only when
+ * TEST_DATABASE_URL and REDIS_URL are set.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +18,8 @@ import { startService, type ServiceProcess } from '../helpers/service-process.js
 import { whatsAppMessage } from '../../sim/communications/payloads.js';
 import { startProviderSimulator, type ProviderSimulator } from '../../sim/communications/provider.js';
 import { queryRows } from '../../src/db/client.js';
-import type { Socket } from 'socket.io-client';
+import { io, type Socket } from 'socket.io-client';
+import { createServer, connect as connectTcp, type Server, type Socket as TcpSocket } from 'node:net';
 
 describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several instances on PostgreSQL and Redis', () => {
   let testDb: TestDatabase;
@@ -169,4 +172,69 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     expect(stored.map((r) => r.text).sort()).toEqual([...sentTexts].sort());
     expect(stored.filter((r) => r.status === 'pending' || r.status === 'failed')).toEqual([]);
   }, 150_000);
+
+  it('replays to a client that reconnects on the other instance the events it missed, each once, in order', async () => {
+    const balancer = await startBalancer(new URL(a.baseUrl).port);
+    try {
+      const texts: string[] = [];
+      const readies: unknown[] = [];
+      const socket = io(`${balancer.url}/interactions`, { transports: ['websocket'], forceNew: true, auth: { token }, reconnectionDelay: 500, reconnectionDelayMax: 500, randomizationFactor: 0 });
+      sockets.push(socket);
+      socket.on('interaction.message.created', (p: { message: { text: string } }) => void texts.push(p.message.text));
+      socket.on('interaction.ready', (r: unknown) => void readies.push(r));
+      await waitFor(() => readies.length === 1 || undefined, 10_000);
+      const customer = async (text: string) => {
+        const res = await fetch(`${a.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: '50255502222', text })) });
+        expect(res.status).toBe(200);
+      };
+      await customer('en A');
+      await waitFor(() => texts.length === 1 || undefined, 10_000);
+
+      // A's connections drop; from now on the balancer sends clients to B.
+      balancer.switchTo(new URL(b.baseUrl).port);
+      await waitFor(() => socket.disconnected || undefined, 5000);
+      await customer('perdido 1');
+      await customer('perdido 2');
+      await waitFor(() => readies.length === 2 || undefined, 10_000);
+      expect(socket.recovered).toBe(true);
+      await customer('de nuevo');
+      await waitFor(() => texts.length >= 4 || undefined, 10_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(texts).toEqual(['en A', 'perdido 1', 'perdido 2', 'de nuevo']);
+    } finally {
+      await balancer.close();
+    }
+  }, 60_000);
 });
+
+/** A TCP load balancer with one upstream port at a time; `switchTo` cuts every open connection and sends new ones to `port`. */
+async function startBalancer(port: string): Promise<{ url: string; switchTo(port: string): void; close(): Promise<void> }> {
+  let upstream = port;
+  const open = new Set<TcpSocket>();
+  const server: Server = createServer((client) => {
+    const target = connectTcp(Number(upstream), '127.0.0.1');
+    for (const s of [client, target]) {
+      open.add(s);
+      s.on('close', () => open.delete(s));
+      s.on('error', () => s.destroy());
+    }
+    client.pipe(target).pipe(client);
+    client.on('close', () => target.destroy());
+    target.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('balancer not listening');
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    switchTo(next) {
+      upstream = next;
+      for (const s of open) s.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -5,12 +5,18 @@
  * handshake. A socket joins `interactions:entity:{entityId}`, gets `interaction.ready`, and may join chat
  * and conversation rooms of its own entity only. Every `authCheckIntervalMs` the gateway re-checks token
  * expiry and membership of every socket (one query for all of them) and disconnects stale ones.
+ * A client that reconnects within `recoveryMs` (default 2 minutes), to any instance, gets the events it
+ * missed, once (Socket.IO connection-state recovery; across instances on the Redis Streams adapter): the
+ * token is checked again first, and the missed events are replayed only to the same user in the same
+ * entity; rooms of another entity are never restored (docs/decisions.md, "Reconnect without loss").
  * Other modules reach it only through the `Realtime` interface (`ctx.realtime`); the events and their
  * payloads are the typed contract of events.ts.
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Namespace, type Socket } from 'socket.io';
-import { createAdapter } from '@socket.io/redis-adapter';
+import { createAdapter } from '@socket.io/redis-streams-adapter';
+import { SessionAwareAdapter, type PrivateSessionId, type Session } from 'socket.io-adapter';
+import { PacketType } from 'socket.io-parser';
 import type { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
@@ -41,10 +47,45 @@ export interface RealtimeDeps {
   log: FastifyBaseLogger;
   redis?: Redis | undefined;
   authCheckIntervalMs?: number;
+  /** How long a disconnected client's missed events are kept for its reconnection, ms; 0 turns recovery off. Default 120 000. */
+  recoveryMs?: number;
+  /** Events kept in the Redis stream shared by the instances (recovery reads back at most this many). Default 100 000. */
+  recoveryStreamLength?: number;
+}
+
+/** What a restored session held, kept aside until the reconnecting socket is authorized again. */
+interface RecoveredSession {
+  userId: number | undefined;
+  entityId: number | undefined;
+  missedPackets: unknown[][];
 }
 
 interface SocketData {
   principal: Principal;
+  recoveredSession?: RecoveredSession;
+}
+
+/**
+ * Socket.IO replays a restored session's missed packets as soon as the socket is created, before the
+ * handshake middleware runs: the session is handed over with none, and what it missed is kept in its data
+ * for the connection handler, which replays it only once the token has been checked again.
+ */
+function deferReplay(session: Session): Session {
+  const previous = (session.data ?? {}) as Partial<SocketData>;
+  const recoveredSession: RecoveredSession = {
+    userId: previous.principal?.userId,
+    entityId: previous.principal?.entityId,
+    missedPackets: session.missedPackets,
+  };
+  return { ...session, data: { recoveredSession }, missedPackets: [] };
+}
+
+/** The in-process adapter with recovery (one instance, no Redis), replaying only after authorization. */
+class DeferredReplaySessionAdapter extends SessionAwareAdapter {
+  override async restoreSession(pid: PrivateSessionId, offset: string): Promise<Session> {
+    const session = await super.restoreSession(pid, offset);
+    return session ? deferReplay(session) : session;
+  }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no server-to-server events
@@ -53,14 +94,29 @@ type GatewaySocket = Socket<ClientToServerEvents, ServerToClientEvents, InterSer
 
 /** Creates the gateway on `server`. */
 export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
-  const io = new Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>(deps.server, { serveClient: false, cors: { origin: false } });
-  let pub: Redis | undefined;
-  let sub: Redis | undefined;
+  const recoveryMs = deps.recoveryMs ?? 120_000;
+  let redisClient: Redis | undefined;
+  let adapter: Parameters<Server["adapter"]>[0] | undefined;
   if (deps.redis) {
-    pub = deps.redis.duplicate();
-    sub = deps.redis.duplicate();
-    io.adapter(createAdapter(pub, sub));
+    redisClient = deps.redis.duplicate();
+    const streams = createAdapter(redisClient, { streamName: 'crm:realtime', sessionKeyPrefix: 'crm:realtime:session:', maxLen: deps.recoveryStreamLength ?? 100_000 });
+    // Socket.IO calls the adapter factory with `new`: a function, not an arrow.
+    adapter = function deferredReplayStreamsAdapter(nsp: unknown) {
+      const a = streams(nsp);
+      const restore = a.restoreSession.bind(a);
+      a.restoreSession = async (pid: PrivateSessionId, offset: string) => deferReplay(await restore(pid, offset));
+      return a;
+    };
+  } else if (recoveryMs > 0) {
+    adapter = DeferredReplaySessionAdapter;
   }
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>(deps.server, {
+    serveClient: false,
+    cors: { origin: false },
+    ...(adapter !== undefined ? { adapter } : {}),
+    // The handshake middleware runs on a recovered socket too: its token is checked again.
+    ...(recoveryMs > 0 ? { connectionStateRecovery: { maxDisconnectionDuration: recoveryMs, skipMiddlewares: false } } : {}),
+  });
   const nsp: Namespace<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData> = io.of(REALTIME_NAMESPACE);
 
   nsp.use((socket, next) => {
@@ -79,9 +135,21 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   });
 
   nsp.on('connection', (socket: GatewaySocket) => {
-    const { principal } = socket.data;
-    void socket.join(entityRoom(principal.entityId));
+    const { principal, recoveredSession } = socket.data;
+    delete socket.data.recoveredSession;
+    const own = entityRoom(principal.entityId);
+    if (socket.recovered) {
+      // The session's rooms came back with it: keep only those of the entity this token is for.
+      for (const room of [...socket.rooms]) if (room !== socket.id && room !== own && !room.startsWith(`${own}:`)) void socket.leave(room);
+    }
+    void socket.join(own);
     socket.emit('interaction.ready', { entity_id: principal.entityId, user_id: principal.userId, employee_id: principal.employeeId, socket_id: socket.id });
+    if (socket.recovered && recoveredSession?.userId === principal.userId && recoveredSession.entityId === principal.entityId) {
+      // Written to this socket as Socket.IO's own recovery writes them (not re-broadcast: they already carry
+      // their offset, the last argument, which the client keeps for its next reconnection).
+      const raw = socket as unknown as { packet(packet: { type: PacketType; data: unknown[] }): void };
+      for (const data of recoveredSession.missedPackets) raw.packet({ type: PacketType.EVENT, data });
+    }
     socket.on('interaction.chat.subscribe', (body, ack) => {
       const result = roomsFor(principal.entityId, body);
       if ('error' in result) {
@@ -162,8 +230,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
       await new Promise<void>((resolve) => {
         void io.close(() => resolve());
       });
-      pub?.disconnect();
-      sub?.disconnect();
+      redisClient?.disconnect();
     },
   };
 }
