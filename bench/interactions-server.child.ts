@@ -1,7 +1,8 @@
 /**
  * Child process of interactions.bench.ts: the service alone in its own process (as in production), so
  * the load generator and the measuring Socket.IO client of the parent do not share its event loop.
- * Prints one JSON line `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
+ * Prints one JSON line `{ baseUrl, token, kind }` when ready and stops on SIGTERM. Several instances
+ * (scale-out.bench.ts) share `BENCH_SHARED_DATABASE_URL` and Redis at `BENCH_REDIS_URL`.
  */
 import { startServer } from './lib.js';
 import { createDirectoryService } from '../src/modules/identity/index.js';
@@ -10,7 +11,12 @@ import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 export const BENCH_PHONE_NUMBER_ID = 'BENCH-PNID';
 
-const server = await startServer({ LOG_LEVEL: 'warn' });
+const server = await startServer({
+  LOG_LEVEL: 'warn',
+  ...(process.env.BENCH_SHARED_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_SHARED_DATABASE_URL } : {}),
+  REDIS_URL: process.env.BENCH_REDIS_URL,
+  REALTIME_RECOVERY_SECONDS: process.env.REALTIME_RECOVERY_SECONDS,
+});
 const db = server.database.db;
 const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench' });

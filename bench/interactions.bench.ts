@@ -15,7 +15,7 @@ import { whatsAppMessage } from '../sim/communications/payloads.js';
 
 const PNID = 'BENCH-PNID';
 
-interface RunStats {
+export interface RunStats {
   targetRate: number;
   achievedRate: number;
   acceptP50: number;
@@ -46,9 +46,12 @@ const pct = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-/** Posts `rate` events/s for `seconds` from 2,000 senders (`senderPrefix` + 6 digits) and measures them. */
-async function runAtRate(server: { baseUrl: string }, token: string, rate: number, seconds: number, tag: string, senderPrefix = '50255'): Promise<RunStats> {
-  const socket = io(`${server.baseUrl}/interactions`, { transports: ['websocket'], auth: { token }, forceNew: true });
+/**
+ * Posts `rate` events/s for `seconds` from 2,000 senders (`senderPrefix` + 6 digits) to `server` and measures
+ * them on a socket connected to `socketServer` (default the same instance).
+ */
+export async function runAtRate(server: { baseUrl: string }, token: string, rate: number, seconds: number, tag: string, senderPrefix = '50255', socketServer: { baseUrl: string } = server): Promise<RunStats> {
+  const socket = io(`${socketServer.baseUrl}/interactions`, { transports: ['websocket'], auth: { token }, forceNew: true });
   await new Promise((resolve, reject) => {
     socket.once('interaction.ready', resolve);
     socket.once('connect_error', reject);

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
@@ -73,10 +74,13 @@ export async function startServer(
     DATABASE_URL: 'DATABASE_URL' in env ? env.DATABASE_URL : own?.url,
   });
   const database = await openPreparedDatabase(config);
+  // As the service's main does: Redis (Socket.IO adapter, login throttling) when REDIS_URL is configured.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
   const app = await buildApp({
     config,
     database,
     secrets: { ...BENCH_SECRETS, generated: [] },
+    redis,
   });
   extraRoutes?.(app, database);
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -89,6 +93,7 @@ export async function startServer(
     kind: database.kind,
     async close() {
       await app.close();
+      redis?.disconnect();
       await database.close();
       await own?.drop();
     },
