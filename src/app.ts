@@ -34,12 +34,17 @@ import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
 import { Gauge } from 'prom-client';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+
 import { registerInteractionsModule } from './modules/interactions/index.js';
 import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
 import { registerWorkflowsModule } from './modules/workflows/index.js';
 import { registerCommerceModule } from './modules/commerce/index.js';
+
+/** Probes and scrapes: frequent and uninteresting in traces. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface AppDeps {
   config: Config;
@@ -96,6 +101,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (config.tracing.enabled) {
+    // First, so that it sees every route: a span per request (route, method, status), its handler inside.
+    const otel = new FastifyOtelInstrumentation({ ignorePaths: ({ url }) => UNTRACED_PATHS.has(url), instrumentHooks: false });
+    await app.register(otel.plugin());
+  }
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
   const identity = createIdentityService({ database: deps.database });

@@ -25,6 +25,11 @@ export interface Config {
    * (`REALTIME_RECOVERY_SECONDS`, default 120; 0 turns recovery off).
    */
   realtimeRecoverySeconds: number;
+  /**
+   * OpenTelemetry traces: on when `OTEL_EXPORTER_OTLP_ENDPOINT` (the OTLP/HTTP base URL spans are exported
+   * to) is set, or `OTEL_TRACES_ENABLED=true` (spans go to a provider registered by the embedder, tests).
+   */
+  tracing: { enabled: boolean; endpoint: string | undefined; serviceName: string };
   dataDir: string;
   /** HS256 key; `undefined` until `resolveSecrets` fills it (generated and persisted outside production). */
   jwtSecret: string | undefined;
@@ -112,6 +117,7 @@ type Env = Record<string, string | undefined>;
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const read = new EnvReader(env, problems);
+  const otlpEndpoint = read.url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
 
   const nodeEnv = read.oneOf('NODE_ENV', ['development', 'test', 'production'] as const, 'development');
   const erpEnv = read.oneOf('ERP_ENV', ['dev', 'preview', 'prod'] as const, 'dev');
@@ -123,6 +129,11 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
     queueMaintenanceIntervalSeconds: read.int('QUEUE_MAINTENANCE_INTERVAL_SECONDS', 30, { min: 1, max: 3600 }),
     realtimeRecoverySeconds: read.int('REALTIME_RECOVERY_SECONDS', 120, { min: 0, max: 3600 }),
+    tracing: {
+      enabled: otlpEndpoint !== undefined || read.bool('OTEL_TRACES_ENABLED', false),
+      endpoint: otlpEndpoint,
+      serviceName: read.string('OTEL_SERVICE_NAME') ?? 'crm-backend',
+    },
     dataDir: read.string('DATA_DIR') ?? './data',
     jwtSecret: read.string('JWT_SECRET'),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

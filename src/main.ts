@@ -9,6 +9,7 @@ import { resolveSecrets } from './platform/secrets.js';
 import { openPreparedDatabase } from './bootstrap/prepare-database.js';
 import { describeDemo, isEmpty, seedDemo } from './bootstrap/demo-seed.js';
 import { buildApp, wantsPrettyLogs } from './app.js';
+import { startTracing } from './platform/telemetry/tracing.js';
 
 async function main(): Promise<void> {
   try {
@@ -17,6 +18,8 @@ async function main(): Promise<void> {
     // No .env file: the environment alone configures the service.
   }
   const config = loadConfig();
+  // Before anything else runs, so that the first requests and statements are traced.
+  const tracing = config.tracing.endpoint !== undefined ? startTracing({ serviceName: config.tracing.serviceName, endpoint: config.tracing.endpoint }) : undefined;
   const secrets = resolveSecrets(config);
   const database = await openPreparedDatabase(config);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
       await app.close();
       redis?.disconnect();
       await database.close();
+      await tracing?.shutdown();
       clearTimeout(force);
       process.exit(0);
     } catch (err) {

@@ -17,6 +17,8 @@ export interface ProviderCall {
   platform: string;
   accountId: string;
   idempotencyKey: string | null;
+  /** W3C trace context of the call, when the caller traces. */
+  traceparent: string | null;
   apiKey: string | null;
   body: Record<string, unknown>;
   /** `performance.timeOrigin + now()` at receipt, ms. */
@@ -170,6 +172,7 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
       platform: req.params.platform,
       accountId: req.params.accountId,
       idempotencyKey: header('idempotency-key'),
+      traceparent: header('traceparent'),
       apiKey: header('x-api-key'),
       body: req.body,
       receivedAt: performance.timeOrigin + performance.now(),

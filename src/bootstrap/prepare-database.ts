@@ -15,8 +15,8 @@ export async function prepareDatabase(database: Database): Promise<void> {
 }
 
 /** Opens and prepares the database selected by `config` (PGlite under DATA_DIR, or DATABASE_URL). */
-export async function openPreparedDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize'>>): Promise<Database> {
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+export async function openPreparedDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize' | 'tracing'>>): Promise<Database> {
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, traced: config.tracing?.enabled === true });
   try {
     await prepareDatabase(database);
   } catch (err) {

@@ -3,6 +3,7 @@
  * `DATABASE_URL` is unset, PostgreSQL through node-postgres otherwise. Everything above this file sees
  * only `Database`, so the driver choice stays here.
  */
+import { traceDatabaseClient } from '../platform/telemetry/tracing.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -37,15 +38,17 @@ export interface DatabaseOptions {
   /** PGlite data directory parent (`<dataDir>/pg`); `:memory:` keeps it in memory. */
   dataDir?: string;
   poolSize?: number;
+  /** Makes every statement an OpenTelemetry span (platform/telemetry/tracing.ts). */
+  traced?: boolean;
 }
 
 /** Opens the database selected by `options`; the caller owns `close()`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10);
-  return openPglite(options.dataDir ?? ':memory:');
+  if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10, options.traced ?? false);
+  return openPglite(options.dataDir ?? ':memory:', options.traced ?? false);
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+async function openPglite(dataDir: string, traced: boolean): Promise<Database> {
   let client: PGlite;
   if (dataDir === ':memory:') {
     client = new PGlite();
@@ -54,6 +57,16 @@ async function openPglite(dataDir: string): Promise<Database> {
     client = new PGlite(join(dataDir, 'pg'));
   }
   await client.waitReady;
+  if (traced) {
+    traceDatabaseClient(client, ['query', 'exec']);
+    // Statements of a transaction run on the transaction object PGlite hands to the callback.
+    const transaction = client.transaction.bind(client);
+    client.transaction = ((callback: (tx: object) => Promise<unknown>) =>
+      transaction((tx) => {
+        traceDatabaseClient(tx, ['query', 'exec']);
+        return callback(tx);
+      })) as typeof client.transaction;
+  }
   const db = drizzlePglite(client, { casing: 'snake_case' }) as unknown as Db;
   return {
     db,
@@ -79,8 +92,10 @@ async function openPglite(dataDir: string): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, traced: boolean): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // Every statement, of the pool's own queries and of transactions alike, runs on a connection's query().
+  if (traced) pool.on('connect', (connection) => traceDatabaseClient(connection));
   // An idle connection can be dropped by the server (restart, failover, administrator): the pool replaces
   // it on the next checkout, so this must not take the process down.
   pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost while idle: ${err.message}`));

@@ -18,11 +18,12 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** `traced` makes every statement an OpenTelemetry span (tracing tests). */
+export async function createTestDatabase(options: { traced?: boolean } = {}): Promise<TestDatabase> {
   const baseUrl = process.env.TEST_DATABASE_URL;
   const template = inject('templateDatabase');
   if (!baseUrl || !template) {
-    const database = await openDatabase({ dataDir: ':memory:' });
+    const database = await openDatabase({ dataDir: ':memory:', traced: options.traced ?? false });
     await prepareDatabase(database);
     return { database, url: undefined, close: () => database.close() };
   }
@@ -32,7 +33,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.query(`create database ${name} template ${template}`);
   await admin.end();
   const url = withDatabaseName(baseUrl, name);
-  const database = await openDatabase({ url, poolSize: 10 });
+  const database = await openDatabase({ url, poolSize: 10, traced: options.traced ?? false });
   return {
     database,
     url,

@@ -4,6 +4,7 @@
  * carries an `Idempotency-Key`, so that a send repeated after a timeout or a crash returns the first
  * answer instead of delivering twice. Failures surface as `CommunicationsError` (see its kinds).
  */
+import { withClientSpan } from '../../platform/telemetry/tracing.js';
 import { CommunicationsError, classifyFailure } from './communications.errors.js';
 
 /** Where and how to call the communications service for one entity (its resolved config). */
@@ -91,8 +92,14 @@ export interface CommunicationsClientOptions {
 export function createCommunicationsClient(options: CommunicationsClientOptions = {}): CommunicationsClient {
   const timeoutMs = options.timeoutMs ?? 10_000;
 
-  async function post(target: CommunicationsTarget, path: string, body: unknown, idempotencyKey: string | null, method = 'POST'): Promise<unknown> {
-    const headers: Record<string, string> = { 'x-api-key': target.apiKey };
+  function post(target: CommunicationsTarget, path: string, body: unknown, idempotencyKey: string | null, method = 'POST'): Promise<unknown> {
+    return withClientSpan('communications', `${method} ${path.replace(/\/[^/]*\/messages$/, '/{account}/messages')}`, { 'http.request.method': method }, (traceHeaders, answered) =>
+      call(target, path, body, idempotencyKey, method, traceHeaders, answered),
+    );
+  }
+
+  async function call(target: CommunicationsTarget, path: string, body: unknown, idempotencyKey: string | null, method: string, traceHeaders: Record<string, string>, answered: (status: number) => void): Promise<unknown> {
+    const headers: Record<string, string> = { 'x-api-key': target.apiKey, ...traceHeaders };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     if (target.communicationsEntityId !== null) headers['x-communications-entity-id'] = target.communicationsEntityId;
@@ -103,6 +110,7 @@ export function createCommunicationsClient(options: CommunicationsClientOptions 
     } catch (err) {
       throw unreachable(err, timeoutMs);
     }
+    answered(res.status);
     let parsed: unknown = null;
     try {
       const text = await res.text();

@@ -7,6 +7,7 @@
  * the contract schemas and failures surface as `ErpError` (`unauthorized`, `unavailable`,
  * `invalid_response`).
  */
+import { withClientSpan } from '../../platform/telemetry/tracing.js';
 import type { TSchema, Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ErpError } from './erp.errors.js';
@@ -59,12 +60,21 @@ export function createErpClient(options: ErpClientOptions) {
   const retryDelayMs = options.retryDelayMs ?? 50;
   const authUrl = options.authUrl ?? options.baseUrl;
 
-  async function once(spec: RequestSpec): Promise<{ status: number; body: unknown }> {
+  function once(spec: RequestSpec): Promise<{ status: number; body: unknown }> {
+    const path = new URL(spec.url).pathname;
+    return withClientSpan('erp', `${spec.method} ${path}`, { 'http.request.method': spec.method, 'url.path': path }, async (traceHeaders, answered) => {
+      const result = await attempt(spec, traceHeaders);
+      answered(result.status);
+      return result;
+    });
+  }
+
+  async function attempt(spec: RequestSpec, traceHeaders: Record<string, string>): Promise<{ status: number; body: unknown }> {
     let res: Response;
     try {
       res = await fetch(spec.url, {
         method: spec.method,
-        headers: { accept: 'application/json', ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+        headers: { accept: 'application/json', ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}), ...spec.headers, ...traceHeaders },
         body: spec.body !== undefined ? JSON.stringify(spec.body) : null,
         signal: AbortSignal.timeout(options.timeoutMs),
       });

@@ -12,6 +12,8 @@
  *   any other error is retried with backoff and dead-lettered once the retries are spent
  *   (vocabulary: docs/operations.md "Background jobs").
  */
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../telemetry/tracing.js';
 import PgBoss from 'pg-boss';
 import type { FastifyBaseLogger } from 'fastify';
 import { PgTransaction } from 'drizzle-orm/pg-core';
@@ -329,8 +331,11 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
    */
   async function runJob(spec: Worked, job: PgBoss.JobWithMetadata<unknown>): Promise<void> {
     activeJobs++;
+    const attempt = job.retryCount + 1;
     try {
-      await spec.handler(job.data, { id: job.id, queue: spec.name, attempt: job.retryCount + 1, retryLimit: job.retryLimit });
+      await inSpan(`job ${spec.name}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'pg-boss', 'messaging.destination.name': spec.name, 'messaging.message.id': job.id, 'job.attempt': attempt } }, () =>
+        spec.handler(job.data, { id: job.id, queue: spec.name, attempt, retryLimit: job.retryLimit }),
+      );
       jobs.inc({ queue: spec.name, outcome: 'completed' });
     } catch (err) {
       throw await recordFailure(spec.name, job, err);

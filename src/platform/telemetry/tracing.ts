@@ -1,0 +1,110 @@
+/**
+ * OpenTelemetry traces (docs/operations.md "Traces"). Off unless configured: `startTracing` registers a
+ * global tracer provider exporting over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT`; the service's spans are
+ * HTTP requests (@fastify/otel), database statements (`traceDatabaseClient`), queue jobs and outbound
+ * calls to the ERP and the communications service (`withClientSpan`). With no provider registered the
+ * helpers cost one no-op call.
+ */
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+
+const TRACER_NAME = 'crm-backend';
+
+/** The service's tracer (the global provider's; a no-op one until tracing is started). */
+export function tracer(): Tracer {
+  return trace.getTracer(TRACER_NAME);
+}
+
+export interface Tracing {
+  /** Flushes pending spans and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the global tracer provider (async-hooks context, W3C `traceparent` propagation). `endpoint` is
+ * the OTLP/HTTP base URL (spans go to `<endpoint>/v1/traces`); `processors` replace the OTLP exporter (tests
+ * pass an in-memory one).
+ */
+export function startTracing(options: { serviceName: string; endpoint?: string | undefined; processors?: SpanProcessor[] }): Tracing {
+  const processors = options.processors ?? [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${(options.endpoint ?? '').replace(/\/$/, '')}/v1/traces` }))];
+  const provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': options.serviceName }), spanProcessors: processors });
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  return {
+    async shutdown() {
+      await provider.shutdown();
+    },
+  };
+}
+
+/**
+ * Runs `fn` inside a span (active for everything `fn` awaits), ending it with `fn`'s outcome: an error is
+ * recorded and rethrown.
+ */
+export async function inSpan<T>(name: string, options: { kind: SpanKind; attributes?: Attributes }, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { kind: options.kind, attributes: options.attributes ?? {} }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * An outbound HTTP call (ERP, communications service) as a CLIENT span named `<peer> <operation>`: `fn`
+ * sends the `headers` given (the span's `traceparent`) and reports the answer's status with `answered`;
+ * an error `fn` throws fails the span.
+ */
+export function withClientSpan<T>(peer: string, operation: string, attributes: Attributes, fn: (headers: Record<string, string>, answered: (status: number) => void) => Promise<T>): Promise<T> {
+  return inSpan(`${peer} ${operation}`, { kind: SpanKind.CLIENT, attributes: { 'peer.service': peer, ...attributes } }, async (span) => {
+    const headers: Record<string, string> = {};
+    propagation.inject(context.active(), headers);
+    return fn(headers, (status) => span.setAttribute('http.response.status_code', status));
+  });
+}
+
+type QueryFn = (...args: unknown[]) => unknown;
+
+/**
+ * Makes every statement of a node-postgres client (pool connections included) or a PGlite instance a
+ * CLIENT span `db.query` carrying the statement text (parameters are never recorded).
+ */
+export function traceDatabaseClient(client: object, methods: readonly string[] = ['query']): void {
+  const target = client as Record<string, QueryFn>;
+  for (const method of methods) {
+    const original = target[method];
+    if (typeof original !== 'function') continue;
+    target[method] = function traced(this: unknown, ...args: unknown[]) {
+      const first = args[0] as { text?: unknown; submit?: unknown } | string | undefined;
+      // Submittables (cursors, streams) report their own completion: passed through untraced.
+      if (typeof first === 'object' && first !== null && typeof first.submit === 'function') return original.apply(this, args);
+      const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
+      const span = tracer().startSpan('db.query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text.slice(0, 2000) } });
+      const end = (err?: unknown) => {
+        if (err) span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : 'query failed' });
+        span.end();
+      };
+      const last = args.length - 1;
+      if (typeof args[last] === 'function') {
+        const callback = args[last] as (err: unknown, ...rest: unknown[]) => void;
+        args[last] = (err: unknown, ...rest: unknown[]) => {
+          end(err);
+          callback(err, ...rest);
+        };
+        return context.with(trace.setSpan(context.active(), span), () => original.apply(this, args));
+      }
+      const result = context.with(trace.setSpan(context.active(), span), () => original.apply(this, args));
+      if (result instanceof Promise) result.then(() => end(), (err: unknown) => end(err));
+      else end();
+      return result;
+    };
+  }
+}
