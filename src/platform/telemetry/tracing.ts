@@ -74,8 +74,8 @@ export function withClientSpan<T>(peer: string, operation: string, attributes: A
 type QueryFn = (...args: unknown[]) => unknown;
 
 /**
- * Makes every statement of a node-postgres client (pool connections included) or a PGlite instance a
- * CLIENT span `db.query` carrying the statement text (parameters are never recorded).
+ * Makes every statement of a node-postgres client (pool connections included) or a PGlite instance run
+ * inside a request or job a CLIENT span `db.query` carrying the statement text (parameters are never recorded).
  */
 export function traceDatabaseClient(client: object, methods: readonly string[] = ['query']): void {
   const target = client as Record<string, QueryFn>;
@@ -84,8 +84,10 @@ export function traceDatabaseClient(client: object, methods: readonly string[] =
     if (typeof original !== 'function') continue;
     target[method] = function traced(this: unknown, ...args: unknown[]) {
       const first = args[0] as { text?: unknown; submit?: unknown } | string | undefined;
-      // Submittables (cursors, streams) report their own completion: passed through untraced.
+      // Submittables (cursors, streams) report their own completion: passed through untraced. So is a
+      // statement outside any request or job (queue polling, maintenance): it would be a trace of its own.
       if (typeof first === 'object' && first !== null && typeof first.submit === 'function') return original.apply(this, args);
+      if (trace.getSpan(context.active()) === undefined) return original.apply(this, args);
       const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
       const span = tracer().startSpan('db.query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text.slice(0, 2000) } });
       const end = (err?: unknown) => {
