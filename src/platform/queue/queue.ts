@@ -249,30 +249,22 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
         return new Map<string, { waiting: number; ageSeconds: number }>();
       })
       .finally(() => setImmediate(() => (backlogReading = undefined))));
-  const waitingGauge = new Gauge({
-    name: 'queue_jobs_waiting',
-    help: 'Jobs due and not yet started, per queue (the backlog; jobs delayed to a later time are not counted)',
-    labelNames: ['queue'] as const,
-    registers: [],
-    async collect() {
-      this.reset();
-      if (defined.size === 0) return;
-      const backlog = await readBacklog();
-      for (const name of defined.keys()) this.set({ queue: name }, backlog.get(name)?.waiting ?? 0);
-    },
-  });
-  const ageGauge = new Gauge({
-    name: 'queue_oldest_job_age_seconds',
-    help: 'Seconds the oldest due job of each queue has waited to start; 0 when none waits',
-    labelNames: ['queue'] as const,
-    registers: [],
-    async collect() {
-      this.reset();
-      if (defined.size === 0) return;
-      const backlog = await readBacklog();
-      for (const name of defined.keys()) this.set({ queue: name }, backlog.get(name)?.ageSeconds ?? 0);
-    },
-  });
+  /** A per-queue gauge of the scrape's backlog reading. */
+  const backlogGauge = (name: string, help: string, pick: (b: { waiting: number; ageSeconds: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['queue'] as const,
+      registers: [],
+      async collect() {
+        this.reset();
+        if (defined.size === 0) return;
+        const backlog = await readBacklog();
+        for (const queueName of defined.keys()) this.set({ queue: queueName }, pick(backlog.get(queueName) ?? { waiting: 0, ageSeconds: 0 }));
+      },
+    });
+  const waitingGauge = backlogGauge('queue_jobs_waiting', 'Jobs due and not yet started, per queue (the backlog; jobs delayed to a later time are not counted)', (b) => b.waiting);
+  const ageGauge = backlogGauge('queue_oldest_job_age_seconds', 'Seconds the oldest due job of each queue has waited to start; 0 when none waits', (b) => b.ageSeconds);
   const deadLetterGauge = new Gauge({
     name: 'queue_dead_letter_jobs',
     help: 'Jobs waiting in the dead-letter queue of each queue',
