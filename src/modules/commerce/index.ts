@@ -30,6 +30,7 @@ import type { ErpModule } from '../erp-session/index.js';
 import './commerce.events.js';
 
 export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent } from './commerce.events.js';
+export { minorDigits } from './money.js';
 
 /** Registers `/quotes`, `/orders`, `/opportunities` and `/opportunity-pipeline` (bare and under /api) and, with `workers`, the ERP push worker. */
 export async function registerCommerceModule(

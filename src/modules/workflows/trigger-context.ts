@@ -7,6 +7,7 @@
  */
 import type { DomainEventMap } from '../../platform/events/bus.js';
 import type { EventOrigin } from '../interactions/index.js';
+import { minorDigits } from '../commerce/index.js';
 import type { TriggerEvent } from './field-registry.js';
 
 export type TriggerContext = Record<string, unknown> & { type: TriggerEvent; entity_id: number };
@@ -66,9 +67,9 @@ export const TRIGGER_CONTEXTS: { [K in SubscribedEvent]: ToContext<K> } = {
 };
 
 /** Minor units as a number of currency units (1250 GTQ cents → 12.5) for filters such as `trigger.total gt 1000`. */
+/** An amount in minor units of `currency` as currency units (filters compare `trigger.total gt 1000`). */
 function units(minor: number, currency: string): number {
-  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  return minor / 10 ** digits;
+  return minor / 10 ** (minorDigits(currency) ?? 2);
 }
 
 function quoteDecided<K extends 'quote.approved' | 'quote.rejected'>(type: K): ToContext<K> {
