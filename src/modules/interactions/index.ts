@@ -4,6 +4,7 @@ import { countDead, pendingLag } from './inbox.repository.js';
 import type { AppContext } from '../../platform/context.js';
 import type { IdentityService } from '../identity/index.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { readOncePerScrape } from '../../platform/scrape-reading.js';
 import { createInboxWorker, type InboxWorker } from './inbox.worker.js';
 import { createWebhookService } from './webhook.service.js';
 import { createOperatorService } from './operator.service.js';
@@ -82,8 +83,7 @@ export async function registerInteractionsModule(
     }),
   );
   // The webhook lag: how far projection runs behind acceptance (one query serves both gauges of a scrape).
-  let lagReading: Promise<{ pending: number; oldestAgeSeconds: number }> | undefined;
-  const readLag = () => (lagReading ??= pendingLag(ctx.db).catch(() => ({ pending: 0, oldestAgeSeconds: 0 })).finally(() => setImmediate(() => (lagReading = undefined))));
+  const readLag = readOncePerScrape(() => pendingLag(ctx.db), () => ({ pending: 0, oldestAgeSeconds: 0 }));
   app.metrics.registerMetric(
     new Gauge({
       name: 'interactions_inbox_pending_events',

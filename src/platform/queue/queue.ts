@@ -14,6 +14,7 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../telemetry/tracing.js';
+import { readOncePerScrape } from '../scrape-reading.js';
 import PgBoss from 'pg-boss';
 import type { FastifyBaseLogger } from 'fastify';
 import { PgTransaction } from 'drizzle-orm/pg-core';
@@ -234,21 +235,20 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     registers: [],
   });
   // Jobs due and not yet started, per queue: the backlog and how long its oldest job has waited.
-  let backlogReading: Promise<Map<string, { waiting: number; ageSeconds: number }>> | undefined;
-  const readBacklog = () =>
-    (backlogReading ??= (async () => {
+  const readBacklog = readOncePerScrape(
+    async () => {
       const { rows } = await database.executeSql(
         `select name, count(*)::int as n, extract(epoch from now() - min(start_after))::float8 as age from ${SCHEMA}.job
          where name = any($1::text[]) and state < 'active' and start_after <= now() group by name`,
         [[...defined.keys()]],
       );
       return new Map(rows.map((r) => [String(r.name), { waiting: Number(r.n), ageSeconds: Math.max(0, Number(r.age)) }]));
-    })()
-      .catch((err: unknown) => {
-        log.warn({ err }, 'queue backlog unavailable');
-        return new Map<string, { waiting: number; ageSeconds: number }>();
-      })
-      .finally(() => setImmediate(() => (backlogReading = undefined))));
+    },
+    (err) => {
+      log.warn({ err }, 'queue backlog unavailable');
+      return new Map<string, { waiting: number; ageSeconds: number }>();
+    },
+  );
   /** A per-queue gauge of the scrape's backlog reading. */
   const backlogGauge = (name: string, help: string, pick: (b: { waiting: number; ageSeconds: number }) => number) =>
     new Gauge({
