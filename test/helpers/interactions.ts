@@ -15,13 +15,16 @@ export async function listen(app: App): Promise<string> {
 }
 
 /** Connects to namespace /interactions; resolves with the socket and its `interaction.ready` payload. */
-export async function connectSocket(baseUrl: string, auth: { token?: string; header?: string; query?: string }): Promise<{ socket: Socket; ready: unknown; events: ReceivedEvent[] }> {
+export async function connectSocket(
+  baseUrl: string,
+  auth: { token?: string; header?: string; query?: string; scope?: string },
+): Promise<{ socket: Socket; ready: unknown; events: ReceivedEvent[] }> {
   const events: ReceivedEvent[] = [];
   const socket = connect(`${baseUrl}/interactions`, {
     transports: ['websocket'],
     forceNew: true,
     reconnection: false,
-    ...(auth.token !== undefined ? { auth: { token: auth.token } } : {}),
+    ...(auth.token !== undefined ? { auth: { token: auth.token, ...(auth.scope !== undefined ? { scope: auth.scope } : {}) } } : {}),
     ...(auth.header !== undefined ? { extraHeaders: { authorization: `Bearer ${auth.header}` } } : {}),
     ...(auth.query !== undefined ? { query: { token: auth.query } } : {}),
   });

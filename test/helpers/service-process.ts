@@ -1,9 +1,9 @@
 /**
- * The real service (`src/main.ts`) as a child process on a PostgreSQL database, for tests whose claim is
- * about processes: a crash (SIGKILL) and a restart on the same database.
+ * The real service (the production build in CI, else `src/main.ts`) as a child process on a PostgreSQL
+ * database, for tests whose claim is about processes: a crash (SIGKILL) and a restart on the same database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,12 +33,22 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node --import tsx src/main.ts` on `databaseUrl` (plus `env`) and resolves once `/readyz` answers 200 (30 s at most). */
+/**
+ * The command line of the service: the production build (`dist/main.js`, from `npm run build`) when
+ * `TEST_SERVICE_BUILD=dist`, as `.ci/run` sets it; otherwise the sources through tsx.
+ */
+function serviceArgs(): string[] {
+  if (process.env.TEST_SERVICE_BUILD !== 'dist') return ['--import', 'tsx', 'src/main.ts'];
+  if (!existsSync('dist/main.js')) throw new Error('TEST_SERVICE_BUILD=dist needs the production build: run npm run build first');
+  return ['--enable-source-maps', 'dist/main.js'];
+}
+
+/** Starts the service (see `serviceArgs`) on `databaseUrl` (plus `env`) and resolves once `/readyz` answers 200 (30 s at most). */
 export async function startService(databaseUrl: string, name: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `crm-${name}-`));
   const applicationName = `crm-test-${name}-${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, serviceArgs(), {
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'test',

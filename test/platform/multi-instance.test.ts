@@ -60,24 +60,34 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     await testDb?.close();
   });
 
-  it('delivers webhooks posted to A to a socket on B, in order, and to no other entity', async () => {
+  it('delivers webhooks posted to A to a socket on B, in order, to a chat subscription on B that chat only, and to no other entity', async () => {
     const mine = await connectSocket(b.baseUrl, { token });
+    const chatWindow = await connectSocket(b.baseUrl, { token, scope: 'subscriptions' });
     const theirs = await connectSocket(b.baseUrl, { token: otherToken });
-    sockets.push(mine.socket, theirs.socket);
+    sockets.push(mine.socket, chatWindow.socket, theirs.socket);
+    expect(await chatWindow.socket.emitWithAck('interaction.chat.subscribe', { external_chat_id: '50255501111' })).toMatchObject({ ok: true });
     await new Promise((resolve) => theirs.socket.emit('interaction.chat.subscribe', { external_chat_id: '50255501111' }, resolve));
+    // Two chats interleaved: the chat window subscribed to the first one only.
     const texts = Array.from({ length: 10 }, (_, i) => `mensaje ${i}`);
+    const chatOf = (i: number) => (i % 2 === 0 ? '50255501111' : '50255502222');
     for (const [i, text] of texts.entries()) {
       const res = await fetch(`${a.baseUrl}/api/interactions/webhooks/communications`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: '50255501111', text, timestamp: 1_760_000_000 + i })),
+        body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: chatOf(i), text, timestamp: 1_760_000_000 + i })),
       });
       expect(res.status).toBe(200);
     }
     const created = (events: ReceivedEvent[]) => events.filter((e) => e.name === 'interaction.message.created').map((e) => e.payload.message.text as string);
+    const firstChat = texts.filter((_, i) => chatOf(i) === '50255501111');
     await waitFor(() => created(mine.events).length >= texts.length || undefined, 20_000);
-    expect(created(mine.events)).toEqual(texts);
+    await waitFor(() => created(chatWindow.events).length >= firstChat.length || undefined, 20_000);
     await new Promise((r) => setTimeout(r, 300));
+    // Each chat's messages in order on the entity socket (projection may interleave two chats differently).
+    for (const chat of ['50255501111', '50255502222']) expect(created(mine.events).filter((text) => chatOf(texts.indexOf(text)) === chat)).toEqual(texts.filter((_, i) => chatOf(i) === chat));
+    expect(created(mine.events).sort()).toEqual([...texts].sort());
+    expect(created(chatWindow.events)).toEqual(firstChat);
+    expect(chatWindow.events.filter((e) => e.name !== 'interaction.ready' && !JSON.stringify(e.payload).includes('50255501111'))).toEqual([]);
     expect(theirs.events.filter((e) => e.name !== 'interaction.ready')).toEqual([]);
   }, 60_000);
 
@@ -164,6 +174,10 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     const sentTexts = outbound.map((m) => m.text);
     const delivered = () => sim.deliveries.map((d) => (d.body.text as { body: string }).body).filter((text) => text.startsWith('agente '));
     await waitFor(() => (new Set(delivered()).size >= sentTexts.length ? true : undefined), 60_000);
+    // A send the victim handed to the platform but did not record is taken over once its attempt expires
+    // (three client timeouts) and sent again with the same idempotency key: wait until every one is settled.
+    const unsettled = async () => (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from message where direction = 'outbound' and text like 'agente %' and status = 'pending'`))[0]!.n;
+    await waitFor(async () => ((await unsettled()) === 0 ? true : undefined), 60_000);
     await new Promise((r) => setTimeout(r, 1500)); // any duplicate would have arrived by now
 
     expect((await projected()).map((r) => r.external_message_id).sort()).toEqual([...inboundIds].sort());

@@ -2,9 +2,10 @@
  * The realtime gateway (DESIGN "Realtime", SPEC "Realtime gateway authentication" and "Realtime events"):
  * Socket.IO 4 on the service's HTTP server, namespace `/interactions`. The JWT comes from `auth.token`,
  * an `Authorization: Bearer` header or the `token` query parameter; a bad token is refused at the
- * handshake. A socket joins `interactions:entity:{entityId}`, gets `interaction.ready`, and may join chat
- * and conversation rooms of its own entity only. Every `authCheckIntervalMs` the gateway re-checks token
- * expiry and membership of every socket (one query for all of them) and disconnects stale ones.
+ * handshake. A socket joins `interactions:entity:{entityId}` (unless its handshake asks for scope
+ * `subscriptions`), gets `interaction.ready`, and may join chat and conversation rooms of its own entity
+ * only. Every `authCheckIntervalMs` the gateway re-checks token expiry and membership of every socket (one
+ * query for all of them) and disconnects stale ones.
  * A client that reconnects within `recoveryMs` (default 2 minutes), to any instance, gets the events it
  * missed, once (Socket.IO connection-state recovery; across instances on the Redis Streams adapter): the
  * token is checked again first, and the missed events are replayed only to the same user in the same
@@ -120,6 +121,10 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   const nsp: Namespace<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData> = io.of(REALTIME_NAMESPACE);
 
   nsp.use((socket, next) => {
+    if (scopeOf(socket) === undefined) {
+      next(handshakeError('invalid_scope', 'scope must be "entity" or "subscriptions"'));
+      return;
+    }
     const token = tokenOf(socket);
     if (token === undefined) {
       next(handshakeError('unauthenticated', 'A token is required'));
@@ -138,11 +143,13 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     const { principal, recoveredSession } = socket.data;
     delete socket.data.recoveredSession;
     const own = entityRoom(principal.entityId);
+    const hearsEntity = scopeOf(socket) === 'entity';
     if (socket.recovered) {
       // The session's rooms came back with it: keep only those of the entity this token is for.
       for (const room of [...socket.rooms]) if (room !== socket.id && room !== own && !room.startsWith(`${own}:`)) void socket.leave(room);
     }
-    void socket.join(own);
+    if (hearsEntity) void socket.join(own);
+    else void socket.leave(own);
     socket.emit('interaction.ready', { entity_id: principal.entityId, user_id: principal.userId, employee_id: principal.employeeId, socket_id: socket.id });
     if (socket.recovered && recoveredSession?.userId === principal.userId && recoveredSession.entityId === principal.entityId) {
       // Written to this socket as Socket.IO's own recovery writes them (not re-broadcast: they already carry
@@ -246,6 +253,17 @@ function tokenOf(socket: GatewaySocket): string | undefined {
   const query = socket.handshake.query.token;
   if (typeof query === 'string' && query !== '') return query;
   return undefined;
+}
+
+/**
+ * What a socket hears, from `auth.scope` or the `scope` query parameter: `entity` (default) joins the
+ * entity room and hears every event of the entity; `subscriptions` hears only the chats and conversations
+ * it subscribes to (a chat window that does not follow the whole inbox). Undefined for any other value.
+ */
+function scopeOf(socket: GatewaySocket): 'entity' | 'subscriptions' | undefined {
+  const auth = socket.handshake.auth as Record<string, unknown> | undefined;
+  const scope = auth?.scope ?? socket.handshake.query.scope ?? 'entity';
+  return scope === 'entity' || scope === 'subscriptions' ? scope : undefined;
 }
 
 function handshakeError(code: string, message: string): Error {

@@ -3,7 +3,7 @@ import { SignJWT, decodeJwt } from 'jose';
 import { createTestApp, TEST_JWT_SECRET, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
-import { captureEvents, connectSocket, listen, waitFor } from '../../helpers/interactions.js';
+import { captureEvents, connectSocket, listen, waitFor, type ReceivedEvent } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 
 type Row = Record<string, unknown>;
@@ -164,6 +164,26 @@ describe('realtime gateway', () => {
       one.socket.disconnect();
       two.socket.disconnect();
     }
+  });
+
+  it('gives a socket of scope subscriptions only the chats it subscribes to, and refuses an unknown scope', async () => {
+    const inbox = await connectSocket(baseUrl, { token });
+    const chatWindow = await connectSocket(baseUrl, { token, scope: 'subscriptions' });
+    try {
+      expect(await chatWindow.socket.emitWithAck('interaction.chat.subscribe', { external_chat_id: '50255580002' })).toMatchObject({ ok: true });
+      await send('PN-1', '50255580001', 'not for the chat window', 1_760_000_600);
+      await send('PN-1', '50255580002', 'for the chat window', 1_760_000_601);
+      const texts = (events: ReceivedEvent[]) => events.filter((e) => e.name === 'interaction.message.created').map((e) => e.payload.message.text as string);
+      await waitFor(() => texts(inbox.events).length >= 2 || undefined);
+      await waitFor(() => texts(chatWindow.events).length >= 1 || undefined);
+      expect(texts(inbox.events)).toEqual(['not for the chat window', 'for the chat window']);
+      expect(texts(chatWindow.events)).toEqual(['for the chat window']);
+      expect(chatWindow.events.every((e) => e.name === 'interaction.ready' || JSON.stringify(e.payload).includes('50255580002'))).toBe(true);
+    } finally {
+      inbox.socket.disconnect();
+      chatWindow.socket.disconnect();
+    }
+    await expect(connectSocket(baseUrl, { token, scope: 'everything' })).rejects.toMatchObject({ data: { code: 'invalid_scope' } });
   });
 
   it('disconnects a socket whose token expires or whose user loses membership', async () => {
