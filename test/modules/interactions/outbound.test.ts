@@ -23,6 +23,7 @@ let token: string;
 let otherToken: string;
 let conversationId: number;
 let messengerConversationId: number;
+let instagramConversationId: number;
 let staleConversationId: number;
 
 const webhook = async (payload: unknown) => {
@@ -50,6 +51,7 @@ beforeAll(async () => {
   const e2 = (await makeEntity(t.database.db, 'Two')).id;
   await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PN-OUT' });
   await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PAGE-OUT', channelTypeCode: 'social_messenger' });
+  await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'IG-OUT', channelTypeCode: 'social_dm' });
   token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1, codes: ['entity_channel_accounts.edit'] }));
   otherToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2 }));
   const now = Math.floor(Date.now() / 1000);
@@ -58,9 +60,11 @@ beforeAll(async () => {
   await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, text: 'look', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA=', timestamp: now - 30 }));
   await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: '50255510000', text: 'old', timestamp: now - 25 * 3600 }));
   await webhook(metaMessage('page', 'PAGE-OUT', { from: 'PSID-77', text: 'hola', timestamp: Date.now() - 1000 }));
+  await webhook(metaMessage('instagram', 'IG-OUT', { from: 'IGSID-88', text: 'hola', timestamp: Date.now() - 1000 }));
   conversationId = (await conversationOf(PHONE)).id as number;
   staleConversationId = (await conversationOf('50255510000')).id as number;
   messengerConversationId = (await conversationOf('PSID-77')).id as number;
+  instagramConversationId = (await conversationOf('IGSID-88')).id as number;
   sim.setTemplateReview('APPROVED');
   for (const template of [WELCOME, FOLLOW_UP]) expect((await post('/interactions/templates', template)).statusCode).toBe(201);
   sim.setTemplateReview('PENDING');
@@ -124,6 +128,42 @@ describe('sending every kind', () => {
     expect(delivered!.platform).toBe('whatsapp');
     expect(delivered!.accountId).toBe('PN-OUT');
     expect(delivered!.apiKey).toBe(API_KEY);
+  });
+
+  it('sends a call-to-action URL without a header as Meta\'s cta_url message', async () => {
+    const res = await sendKind('interactive/cta-url', {
+      body: { text: 'Tap the button below to see available dates.' },
+      footer: { text: 'Dates subject to change.' },
+      action: { name: 'cta_url', parameters: { display_text: 'See Dates', url: 'https://www.luckyshrub.com?clickID=kqDGWd24Q5TRwoEQTICY7W1JKoXvaZOXWAS7h1P76s0R7Paec4' } },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toMatchObject({ status: 'pending', type: 'interactive', text: 'Tap the button below to see available dates.' });
+    const [delivered] = await sim.waitForDeliveries(1);
+    // Meta's example with an image header, without the (optional) header.
+    const expected = fixture('whatsapp-outbound/interactive_cta_url_image_header.json');
+    delete expected.interactive.header;
+    expect(delivered!.body).toEqual(expected);
+  });
+
+  /** Meta's media examples sent by `link` instead of by `id`: the same message with the link in the media object. */
+  it.each([
+    ['image', 'image_by_id_caption.json', { link: 'https://www.luckyshrub.com/assets/succulents/aloe.png', caption: 'The best succulent ever?' }],
+    ['document', 'document_filename_caption.json', { link: 'https://www.luckyshrub.com/invoices/FmOzfD9cKf/lucky-shrub-invoice.pdf', filename: 'order_abc123.pdf', caption: 'Your order confirmation (PDF)' }],
+    ['video', 'video.json', { link: 'https://www.luckyshrub.com/media/ringing-bell.mp4', caption: 'A succulent eclipse!' }],
+    ['audio', 'audio_voice.json', { link: 'https://www.luckyshrub.com/media/ringing-bell.ogg' }],
+    ['sticker', 'sticker.json', { link: 'https://www.luckyshrub.com/assets/stickers/shrub.webp' }],
+  ])('sends %s by link in JSON with exactly the link and fields given', async (kind, file, media) => {
+    const res = await sendKind(kind, media);
+    expect(res.statusCode, res.body).toBe(202);
+    const [delivered] = await sim.waitForDeliveries(1);
+    expect(delivered!.body).toEqual({ ...fixture(`whatsapp-outbound/${file}`), [kind]: media });
+  });
+
+  it('refuses media naming more than one source, sending nothing', async () => {
+    const res = await sendKind('image', { id: '1479537139650973', link: 'https://www.luckyshrub.com/assets/succulents/aloe.png' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: '/body', message: 'give exactly one of id, link or media_id' }] });
+    expect(sim.calls).toHaveLength(0);
   });
 
   it('moves a sent message to sent, delivered and read from the platform statuses, on the API and the socket', async () => {
@@ -323,6 +363,38 @@ describe('Messenger', () => {
     expect(list.statusCode).toBe(422);
     expect(list.json().code).toBe('unsupported_message_type');
   });
+
+  it('sends media by link as a reusable attachment (a document as a file) and refuses a WhatsApp media id', async () => {
+    const link = 'https://www.luckyshrub.com/invoices/FmOzfD9cKf/lucky-shrub-invoice.pdf';
+    expect((await sendKind('document', { link, filename: 'invoice.pdf' }, messengerConversationId)).statusCode).toBe(202);
+    const [d] = await sim.waitForDeliveries(1);
+    expect(d).toMatchObject({ platform: 'messenger', accountId: 'PAGE-OUT' });
+    expect(d!.body).toEqual({ recipient: { id: 'PSID-77' }, messaging_type: 'RESPONSE', message: { attachment: { type: 'file', payload: { url: link, is_reusable: true } } } });
+    const byId = await sendKind('image', { id: '1479537139650973' }, messengerConversationId);
+    expect(byId.statusCode).toBe(422);
+    expect(byId.json().code).toBe('unsupported_media_source');
+    expect(sim.calls).toHaveLength(1);
+  });
+});
+
+describe('Instagram', () => {
+  it('sends text in the Send API shape to the IGSID', async () => {
+    expect((await sendKind('text', { body: 'hola desde Instagram' }, instagramConversationId)).statusCode).toBe(202);
+    const [d] = await sim.waitForDeliveries(1);
+    expect(d).toMatchObject({ platform: 'instagram', accountId: 'IG-OUT' });
+    expect(d!.body).toEqual({ recipient: { id: 'IGSID-88' }, messaging_type: 'RESPONSE', message: { text: 'hola desde Instagram' } });
+  });
+
+  it('sends an image by link as a reusable image attachment', async () => {
+    const link = 'https://www.luckyshrub.com/assets/succulents/aloe.png';
+    const res = await sendKind('image', { link, caption: 'Aloe' }, instagramConversationId);
+    expect(res.statusCode).toBe(202);
+    // The Send API's attachment has no caption: it is kept on the stored message only.
+    expect(res.json()).toMatchObject({ type: 'image', text: 'Aloe' });
+    const [d] = await sim.waitForDeliveries(1);
+    expect(d).toMatchObject({ platform: 'instagram', accountId: 'IG-OUT' });
+    expect(d!.body).toEqual({ recipient: { id: 'IGSID-88' }, messaging_type: 'RESPONSE', message: { attachment: { type: 'image', payload: { url: link, is_reusable: true } } } });
+  });
 });
 
 describe('failures and retries', () => {
@@ -401,7 +473,7 @@ describe('read receipts', () => {
     expect(res.statusCode).toBe(200);
     const latest = (await history()).find((m) => m.direction === 'inbound')!;
     const receipt = await waitFor(() => sim.calls.find((c) => c.body.status === 'read'));
-    expect(receipt.body).toEqual({ messaging_product: 'whatsapp', status: 'read', message_id: latest.external_message_id });
+    expect(receipt.body).toEqual({ ...fixture('whatsapp-outbound/mark_as_read.json'), message_id: latest.external_message_id });
   });
 
   it('on Messenger marks the chat seen (Send API sender action)', async () => {
