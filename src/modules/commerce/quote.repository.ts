@@ -1,5 +1,5 @@
 /** All I/O of quotes and their lines. */
-import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { commerceOrder, commerceQuote, commerceQuoteLine, type QuoteStatus } from './commerce.table.js';
 import type { StoredLine } from './document-lines.js';
@@ -25,8 +25,19 @@ export async function findQuote(db: Db, entityId: number, id: number, lock = fal
   return (await withLines(db, [row]))[0];
 }
 
-export async function listQuotes(db: Db, entityId: number, q: { limit: number; offset: number; leadId?: number | undefined; status?: QuoteStatus | undefined }): Promise<{ rows: QuoteWithLines[]; total: number }> {
-  const where = and(eq(commerceQuote.entityId, entityId), q.leadId === undefined ? undefined : eq(commerceQuote.leadId, q.leadId), q.status === undefined ? undefined : eq(commerceQuote.status, q.status));
+/**
+ * The condition for quotes that read as `status` on `today` (YYYY-MM-DD, the entity's date): an open quote
+ * (draft, sent) past its validity reads as expired before any move stores it (quote-state.ts).
+ */
+function readsAs(status: QuoteStatus, today: string): SQL | undefined {
+  if (status === 'expired') return or(eq(commerceQuote.status, 'expired'), and(inArray(commerceQuote.status, ['draft', 'sent']), lt(commerceQuote.validUntil, today)));
+  if (status === 'draft' || status === 'sent') return and(eq(commerceQuote.status, status), gte(commerceQuote.validUntil, today));
+  return eq(commerceQuote.status, status);
+}
+
+/** A page of the entity's quotes; `status` filters by the status each quote reads as on `today`. */
+export async function listQuotes(db: Db, entityId: number, q: { limit: number; offset: number; leadId?: number | undefined; status?: QuoteStatus | undefined; today: string }): Promise<{ rows: QuoteWithLines[]; total: number }> {
+  const where = and(eq(commerceQuote.entityId, entityId), q.leadId === undefined ? undefined : eq(commerceQuote.leadId, q.leadId), q.status === undefined ? undefined : readsAs(q.status, q.today));
   const rows = await db.select().from(commerceQuote).where(where).orderBy(desc(commerceQuote.id)).limit(q.limit).offset(q.offset);
   const [total] = await db.select({ n: count() }).from(commerceQuote).where(where);
   return { rows: await withLines(db, rows), total: total?.n ?? 0 };

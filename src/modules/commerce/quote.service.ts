@@ -53,8 +53,8 @@ export function createQuoteService(deps: {
     },
 
     async list(p: Principal, q: QuoteListQuery) {
-      const { rows, total } = await repo.listQuotes(db, p.entityId, { limit: q.limit, offset: q.offset, leadId: q.lead_id, status: q.status });
       const today = await deps.today(p.entityId);
+      const { rows, total } = await repo.listQuotes(db, p.entityId, { limit: q.limit, offset: q.offset, leadId: q.lead_id, status: q.status, today });
       return { data: rows.map((r) => toQuoteResponse(r, today)), pagination: { limit: q.limit, offset: q.offset, total } };
     },
 

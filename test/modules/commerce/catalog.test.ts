@@ -140,4 +140,22 @@ describe('quote PDF', () => {
     const other = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(otherToken), payload: { conversation_id: conversationId } });
     expect(other.statusCode).toBe(404);
   }, 40_000);
+
+  it.each([
+    ['approved', ['send', 'approve'], '2099-01-01'],
+    ['rejected', ['send', 'reject'], '2099-01-01'],
+    ['expired', [], '2020-01-01'],
+  ] as const)('refuses to send an %s quote into the conversation with 409 invalid_transition, and sends nothing', async (status, moves, validUntil) => {
+    const ctx = (await get(`/interactions/conversations/${conversationId}/catalog/context`)).json<Row>();
+    const quote = await t.app.inject({ method: 'POST', url: '/quotes', headers: bearer(token), payload: { lead_id: ctx.lead_id, currency: 'GTQ', valid_until: validUntil, lines: [{ description: 'Té verde', quantity: '1', unit_price: '10.00' }] } });
+    const id = quote.json<Row>().id as number;
+    for (const move of moves) expect((await t.app.inject({ method: 'POST', url: `/quotes/${id}/${move}`, headers: bearer(token) })).statusCode).toBe(200);
+    const history = async () => ((await get(`/interactions/conversations/${conversationId}/history`)).json<Row>().data as Row[]).map((m) => m.id as number);
+    const before = await history();
+    const sent = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(token), payload: { conversation_id: conversationId } });
+    expect(sent.statusCode, sent.body).toBe(409);
+    expect(sent.json()).toMatchObject({ status: 409, code: 'invalid_transition', action: 'send' });
+    expect(await history()).toEqual(before);
+    expect((await get(`/quotes/${id}`)).json<Row>().status).toBe(status);
+  });
 });

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { documentAmounts, lineAmounts, type LineInput } from '../../../src/modules/commerce/quote-totals.js';
 import { fromMinor, minorDigits, toMinor } from '../../../src/modules/commerce/money.js';
-import { priceLines } from '../../../src/modules/commerce/document-lines.js';
+import { priceLines, toAmountsResponse, toLineResponse } from '../../../src/modules/commerce/document-lines.js';
 
 describe('rounding rule', () => {
   it.each([
@@ -83,5 +83,55 @@ describe('properties', () => {
     expect(priceLines([{ description: 'x', quantity: '1', unit_price: '100' }], 'GTQ').amounts.totalMinor).toBe(10_000);
     expect(() => priceLines([{ description: 'x', quantity: '1', unit_price: '1.5' }], 'JPY')).toThrow(/not valid/);
     expect(() => priceLines([{ description: 'x', quantity: '1', unit_price: '1.005' }], 'GTQ')).toThrow(/not valid/);
+  });
+});
+
+describe('one currency per document', () => {
+  const CURRENCIES = Intl.supportedValuesOf('currency');
+  /** A price as a client writes it for a currency with `digits` minor digits, and its value in those minor units. */
+  const priceIn = (digits: number) =>
+    fc.tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: digits }), fc.nat()).map(([units, decimals, seed]) => {
+      const fraction = decimals === 0 ? 0 : seed % 10 ** decimals;
+      return { text: decimals === 0 ? `${units}` : `${units}.${String(fraction).padStart(decimals, '0')}`, minor: units * 10 ** digits + fraction * 10 ** (digits - decimals) };
+    });
+  const documentIn = fc.constantFrom(...CURRENCIES).chain((currency) => {
+    const digits = minorDigits(currency)!;
+    const line = fc.record({ price: priceIn(digits), quantity: fc.integer({ min: 1, max: 9_999 }), discount: fc.integer({ min: 0, max: 100 }), tax: fc.integer({ min: 0, max: 30 }) });
+    return fc.record({ currency: fc.constant(currency), digits: fc.constant(digits), lines: fc.array(line, { minLength: 1, maxLength: 12 }) });
+  });
+
+  it('reads every price in the document currency and sums only amounts of that currency', () => {
+    fc.assert(
+      fc.property(documentIn, ({ currency, digits, lines }) => {
+        const priced = priceLines(lines.map((l) => ({ description: 'x', quantity: String(l.quantity), unit_price: l.price.text, discount_percent: String(l.discount), tax_percent: String(l.tax) })), currency);
+        const answered = priced.lines.map((l) => toLineResponse(l, currency));
+        const document = toAmountsResponse({ currency, ...priced.amounts });
+        const decimals = (text: string) => text.split('.')[1]?.length ?? 0;
+        return (
+          priced.lines.every((l, i) => l.unitPriceMinor === lines[i]!.price.minor) &&
+          [document.subtotal, document.discount, document.tax, document.total, ...answered.flatMap((l) => [l.unit_price, l.gross, l.discount, l.tax, l.total])].every((text) => decimals(text) === digits) &&
+          answered.reduce((sum, l) => sum + toMinor(l.total, currency)!, 0) === toMinor(document.total, currency) &&
+          document.total_minor === priced.amounts.totalMinor
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses, naming the line, a price with more digits than the document currency has instead of reading it in another currency', () => {
+    fc.assert(
+      fc.property(documentIn, fc.nat(), fc.integer({ min: 1, max: 9 }), ({ currency, digits, lines }, pick, extra) => {
+        const bad = pick % lines.length;
+        const body = lines.map((l, i) => ({ description: 'x', quantity: '1', unit_price: i === bad ? `${l.price.text.split('.')[0]}.${'0'.repeat(digits)}${extra}` : l.price.text }));
+        try {
+          priceLines(body, currency);
+          return false;
+        } catch (error) {
+          const errors = (error as { extensions?: { errors?: { field: string }[] } }).extensions?.errors ?? [];
+          return errors.map((e) => e.field).join() === `/body/lines/${bad}/unit_price`;
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
