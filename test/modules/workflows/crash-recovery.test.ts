@@ -1,9 +1,18 @@
 /**
  * A service process SIGKILLed in the middle of an execution: a second process on the same PostgreSQL
- * database resumes it from its queued step, and every step's effect happens once (the customer's
- * webhook endpoint receives each step exactly once). Needs several processes on one database, so it
- * runs only when TEST_DATABASE_URL is set.
+ * database resumes it. Killed during a wait, the next step is queued: the customer's webhook endpoint
+ * receives each step exactly once. Killed while a webhook step's call is in flight, the step runs again
+ * once its attempt expires: the endpoint receives that step again with the same `Idempotency-Key`
+ * (docs/api/workflows.md: at least once, the same key on every attempt of a step visit) and the execution
+ * records the visit once. Needs several processes on one database, so it runs only when
+ * TEST_DATABASE_URL is set.
  */
+import https from 'node:https';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
@@ -83,4 +92,138 @@ describe.runIf(process.env.TEST_DATABASE_URL)('workflow execution after a crash 
       ['second', 1, 'succeeded', 1],
     ]);
   }, 90_000);
+});
+
+/** A call that reached the holding endpoint; `answered` says whether the caller got a response. */
+interface HeldCall {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
+  body: any;
+  answered: boolean;
+}
+
+/**
+ * A customer's HTTPS endpoint (as test/helpers/https-receiver.ts) that never answers its first `hold`
+ * calls: the caller's request stays in flight until its process dies. Later calls are answered 200.
+ */
+async function startHoldingReceiver(hold: number) {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
+  const caFile = join(mkdtempSync(join(tmpdir(), 'webhook-held-ca-')), 'ca.pem');
+  writeFileSync(caFile, pems.cert);
+  const calls: HeldCall[] = [];
+  const server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const call: HeldCall = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), answered: false };
+      calls.push(call);
+      if (calls.length <= hold) return; // never answered
+      call.answered = true;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    caFile,
+    calls,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe.runIf(process.env.TEST_DATABASE_URL)('a webhook step in flight when the process is killed (SIGKILL)', () => {
+  let testDb: TestDatabase;
+  let receiver: Awaited<ReturnType<typeof startHoldingReceiver>>;
+  let t: TestContext;
+  let token: string;
+  const services: ServiceProcess[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    receiver = await startHoldingReceiver(1);
+    // The queue's maintenance looks for lost attempts every second; a step attempt counts as lost once
+    // it has run for the step queue's expiry (120 s), so the second process takes it over after that.
+    env = { WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile, QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1' };
+    t = await createTestApp({ testDb, env, startQueue: false });
+    const entityId = (await makeEntity(t.database.db, 'Crash in flight')).id;
+    token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['workflows.manage', 'workflows.execute'] }));
+  });
+  afterAll(async () => {
+    for (const s of services) await s.dispose();
+    await t?.close();
+    await receiver?.close();
+    await testDb?.close();
+  });
+
+  const api = (method: 'GET' | 'POST', url: string, payload?: object) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+  const start = async (name: string) => {
+    const s = await startService(testDb.url!, name, env);
+    services.push(s);
+    return s;
+  };
+
+  it('calls the endpoint again with the same Idempotency-Key from another process, and records the step visit once', async () => {
+    const created = await api('POST', '/api/workflows', {
+      name: 'Aviso al ERP',
+      preset_code: 'manual',
+      steps: [
+        { key: 'notify', action: 'webhook', url: `${receiver.url}/notify` },
+        { key: 'confirm', action: 'webhook', url: `${receiver.url}/confirm` },
+      ],
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().id as number;
+    const first = await start('wf-inflight-1');
+    const run = await api('POST', `/api/workflows/${id}/execute`, {});
+    expect(run.statusCode).toBe(202);
+    const executionId = run.json().id as number;
+    const execution = async () => (await api('GET', `/api/workflows/${id}/executions/${executionId}`)).json<Row>();
+
+    // The endpoint holds the call: the step's effect is in flight when the process dies.
+    await waitFor(() => receiver.calls.length > 0, 20_000);
+    const during = await execution();
+    expect(during.status).toBe('running');
+    expect((during.steps as Row[]).map((s) => [s.step_key, s.visit, s.status, s.attempts])).toEqual([['notify', 1, 'running', 1]]);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    expect(receiver.calls.map((c) => [c.path, c.answered])).toEqual([['/notify', false]]);
+
+    await start('wf-inflight-2');
+    const done = await waitFor(async () => {
+      await new Promise((r) => setTimeout(r, 250));
+      const e = await execution();
+      return e.status !== 'running' ? e : undefined;
+    }, 200_000);
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+
+    // At least once: the unanswered call is made again, with the same key and body; the next step once.
+    const calls = receiver.calls;
+    expect(calls.map((c) => [c.path, c.answered])).toEqual([
+      ['/notify', false],
+      ['/notify', true],
+      ['/confirm', true],
+    ]);
+    const key = calls[0]!.headers['idempotency-key'];
+    expect(typeof key === 'string' && key.length > 0).toBe(true);
+    expect(calls[1]!.headers['idempotency-key']).toBe(key);
+    expect(calls[2]!.headers['idempotency-key']).not.toBe(key);
+    expect(calls[1]!.body).toEqual(calls[0]!.body);
+    expect(calls[0]!.body).toMatchObject({ workflow_id: id, execution_id: executionId, step_key: 'notify' });
+    expect(calls[2]!.body).toMatchObject({ workflow_id: id, execution_id: executionId, step_key: 'confirm' });
+    // One visit per step in the run history; the second attempt of `notify` is counted on its visit.
+    expect((done.steps as Row[]).map((s) => [s.step_key, s.visit, s.status, s.attempts, s.result])).toEqual([
+      ['notify', 1, 'succeeded', 2, { status: 200 }],
+      ['confirm', 1, 'succeeded', 1, { status: 200 }],
+    ]);
+    expect(done.error).toBeNull();
+  }, 260_000);
 });

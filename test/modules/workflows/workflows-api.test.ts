@@ -104,6 +104,24 @@ describe('creating and changing', () => {
     expect((res.json().errors as Row[]).map((e) => e.field)).toContain(field);
   });
 
+  it.each([
+    ['in on a boolean field', { field: 'trigger.is_first_message', operator: 'in', value: [true] }],
+    ['is_empty on a boolean field', { field: 'trigger.is_first_message', operator: 'is_empty' }],
+    ['eq on a date field', { field: 'trigger.occurred_at', operator: 'eq', value: '2026-03-10T11:00:00Z' }],
+    ['is_not_empty on a date field', { field: 'trigger.occurred_at', operator: 'is_not_empty' }],
+    ['contains on a number field', { field: 'trigger.contact_id', operator: 'contains', value: 4 }],
+    ['gt on a number list', { field: 'trigger.assigned_employee_ids', operator: 'gt', value: 1 }],
+    ['after on a text field', { field: 'trigger.message_text', operator: 'after', value: { ago: 'P1D' } }],
+  ])('refuses to save %s, in the trigger and in a condition', async (_name, filter) => {
+    const inTrigger = await create({ name: 'Bad type', trigger_type: 'message.inbound', filters: [filter], steps: reply });
+    const inCondition = await create({ name: 'Bad type', preset_code: 'msg_any', steps: [{ key: 'check', action: 'condition', filters: [{ any: [filter] }] }, ...reply] });
+    for (const [res, at] of [[inTrigger, '/body/filters/0'], [inCondition, '/body/steps/0/filters/0/any/0']] as const) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: at, message: expect.stringContaining(`not ${filter.operator}`) }] });
+    }
+  });
+
   it('rejects unknown step members instead of dropping them', async () => {
     const res = await create({ name: 'Typo', preset_code: 'msg_any', steps: [{ key: 'a', action: 'send_text', txt: 'hola' }] });
     expect(res.statusCode).toBe(400);
