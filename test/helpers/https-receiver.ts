@@ -1,6 +1,6 @@
 /**
  * A real HTTPS server on 127.0.0.1 with a self-signed certificate, standing in for a customer's webhook
- * endpoint: it records every call and answers what the test sets. `caFile` is the certificate to trust
+ * endpoint: it records every call and answers what the test sets, or holds calls unanswered. `caFile` is the certificate to trust
  * (WORKFLOWS_WEBHOOK_CA_FILE).
  */
 import https from 'node:https';
@@ -16,6 +16,8 @@ export interface ReceivedCall {
   headers: Record<string, string | string[] | undefined>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
   body: any;
+  /** Whether the caller got an answer (false for a held call). */
+  answered: boolean;
 }
 
 export interface HttpsReceiver {
@@ -24,6 +26,8 @@ export interface HttpsReceiver {
   calls: ReceivedCall[];
   /** Status answered to the next calls (default 200). */
   answer(status: number): void;
+  /** Never answers the next `count` calls: the caller's request stays in flight (until its process dies). */
+  hold(count: number): void;
   close(): Promise<void>;
 }
 
@@ -38,12 +42,18 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
   writeFileSync(caFile, pems.cert);
   const calls: ReceivedCall[] = [];
   let status = 200;
+  let held = 0;
   const server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null });
+      const call: ReceivedCall = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null, answered: held === 0 };
+      calls.push(call);
+      if (held > 0) {
+        held--;
+        return;
+      }
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -54,6 +64,10 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     caFile,
     calls,
     answer: (s) => void (status = s),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    hold: (count) => void (held = count),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }

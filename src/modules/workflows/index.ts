@@ -64,7 +64,10 @@ export async function registerWorkflowsModule(
     webhookAllowedAddresses: ctx.config.workflows.webhookAllowedAddresses,
   });
 
-  await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, policy: 'short' });
+  // A step's longest action is one webhook call: an attempt still running after three of its timeouts died with
+  // its process, and the queue's maintenance gives the step to another worker (same idempotency key).
+  const stepExpirySeconds = Math.max(10, Math.ceil((3 * ctx.config.workflows.webhookTimeoutMs) / 1000));
+  await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: stepExpirySeconds, policy: 'short' });
   await ctx.queue.define(SCHEDULE_QUEUE, { retryLimit: 2, retryDelay: 10, expireInSeconds: 120 });
   for (const event of SUBSCRIBED_EVENTS) await subscribe(event);
   if (options.workers) {

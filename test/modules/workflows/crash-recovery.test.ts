@@ -7,12 +7,6 @@
  * records the visit once. Needs several processes on one database, so it runs only when
  * TEST_DATABASE_URL is set.
  */
-import https from 'node:https';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
@@ -94,54 +88,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('workflow execution after a crash 
   }, 90_000);
 });
 
-/** A call that reached the holding endpoint; `answered` says whether the caller got a response. */
-interface HeldCall {
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
-  body: any;
-  answered: boolean;
-}
-
-/**
- * A customer's HTTPS endpoint (as test/helpers/https-receiver.ts) that never answers its first `hold`
- * calls: the caller's request stays in flight until its process dies. Later calls are answered 200.
- */
-async function startHoldingReceiver(hold: number) {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
-  });
-  const caFile = join(mkdtempSync(join(tmpdir(), 'webhook-held-ca-')), 'ca.pem');
-  writeFileSync(caFile, pems.cert);
-  const calls: HeldCall[] = [];
-  const server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const call: HeldCall = { path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), answered: false };
-      calls.push(call);
-      if (calls.length <= hold) return; // never answered
-      call.answered = true;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    caFile,
-    calls,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 describe.runIf(process.env.TEST_DATABASE_URL)('a webhook step in flight when the process is killed (SIGKILL)', () => {
   let testDb: TestDatabase;
-  let receiver: Awaited<ReturnType<typeof startHoldingReceiver>>;
+  let receiver: HttpsReceiver;
   let t: TestContext;
   let token: string;
   const services: ServiceProcess[] = [];
@@ -149,10 +98,16 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a webhook step in flight when the
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    receiver = await startHoldingReceiver(1);
-    // The queue's maintenance looks for lost attempts every second; a step attempt counts as lost once
-    // it has run for the step queue's expiry (120 s), so the second process takes it over after that.
-    env = { WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile, QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1' };
+    receiver = await startHttpsReceiver();
+    receiver.hold(1);
+    // The queue's maintenance looks for lost attempts every second; a step attempt counts as lost once it has
+    // run for three webhook timeouts (10 s at the least), so the second process takes it over after that.
+    env = {
+      WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
+      WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile,
+      WORKFLOWS_WEBHOOK_TIMEOUT_MS: '3000',
+      QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1',
+    };
     t = await createTestApp({ testDb, env, startQueue: false });
     const entityId = (await makeEntity(t.database.db, 'Crash in flight')).id;
     token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['workflows.manage', 'workflows.execute'] }));
@@ -202,7 +157,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a webhook step in flight when the
       await new Promise((r) => setTimeout(r, 250));
       const e = await execution();
       return e.status !== 'running' ? e : undefined;
-    }, 200_000);
+    }, 60_000);
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
 
     // At least once: the unanswered call is made again, with the same key and body; the next step once.
@@ -225,5 +180,5 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a webhook step in flight when the
       ['confirm', 1, 'succeeded', 1, { status: 200 }],
     ]);
     expect(done.error).toBeNull();
-  }, 260_000);
+  }, 120_000);
 });
