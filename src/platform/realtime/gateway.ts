@@ -99,7 +99,9 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   let redisClient: Redis | undefined;
   let adapter: Parameters<Server["adapter"]>[0] | undefined;
   if (deps.redis) {
-    redisClient = deps.redis.duplicate();
+    // Every broadcast is one XADD, and a change's events are broadcast in one turn of the event loop: pipelined,
+    // they leave in one write instead of one each (the blocking stream reads stay alone on their connections).
+    redisClient = deps.redis.duplicate({ enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['xread'] });
     const streams = createAdapter(redisClient, { streamName: 'crm:realtime', sessionKeyPrefix: 'crm:realtime:session:', maxLen: deps.recoveryStreamLength ?? 100_000 });
     // Socket.IO calls the adapter factory with `new`: a function, not an arrow.
     adapter = function deferredReplayStreamsAdapter(nsp: unknown) {
