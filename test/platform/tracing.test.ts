@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry traces, exported to an in-memory exporter: an HTTP request continues the caller's trace
  * (`traceparent`) and holds the statements it ran; a queue job is a span with the outbound call to the
- * communications service inside it, whose `traceparent` reaches the service.
+ * communications service inside it, whose `traceparent` reaches the service; a login's call to the ERP
+ * is a span of the login request, and its `traceparent` reaches the ERP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -14,22 +15,43 @@ import { waitFor } from '../helpers/interactions.js';
 import { startProviderSimulator, type ProviderSimulator } from '../../sim/communications/provider.js';
 import { whatsAppMessage } from '../../sim/communications/payloads.js';
 import { startTracing, type Tracing } from '../../src/platform/telemetry/tracing.js';
+import { erpEnv, erpUserFor, linkEntity, loginWithErp, startTestErp } from '../helpers/erp.js';
+import type { ErpSimulator } from '../../sim/erp/server.js';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;
 let sim: ProviderSimulator;
+let erp: ErpSimulator;
+let erpProxy: Server;
+/** `traceparent` of every call that reached the ERP (through the recording proxy in front of its simulator). */
+const erpTraceparents: (string | undefined)[] = [];
 let t: TestContext;
 let token: string;
+let entityId: number;
 
 beforeAll(async () => {
   tracing = startTracing({ serviceName: 'crm-test', processors: [new SimpleSpanProcessor(exporter)] });
   sim = await startProviderSimulator({ apiKey: 'trace-key' });
+  erp = await startTestErp();
+  const target = new URL(erp.url);
+  erpProxy = createServer((req, res) => {
+    erpTraceparents.push(req.headers.traceparent as string | undefined);
+    const forward = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => erpProxy.listen(0, '127.0.0.1', resolve));
+  const proxied = { ...erp, url: `http://127.0.0.1:${(erpProxy.address() as AddressInfo).port}` };
   t = await createTestApp({
     testDb: await createTestDatabase({ traced: true }),
-    env: { OTEL_TRACES_ENABLED: 'true', COMMUNICATIONS_BASE_URL: sim.url, COMMUNICATIONS_API_KEY: 'trace-key' },
+    env: { OTEL_TRACES_ENABLED: 'true', COMMUNICATIONS_BASE_URL: sim.url, COMMUNICATIONS_API_KEY: 'trace-key', ...erpEnv(proxied) },
     startQueue: true,
   });
-  const entityId = (await makeEntity(t.database.db, 'Traced')).id;
+  entityId = (await makeEntity(t.database.db, 'Traced')).id;
   await makeChannelAccount(t.database.db, { entityId, externalAccountId: 'PN-TRACE' });
   token = await tokenFor(t.app, await makeMember(t.database.db, { entityId }));
 });
@@ -37,6 +59,9 @@ afterAll(async () => {
   await t?.close();
   await t?.testDb.close();
   await sim?.close();
+  erpProxy?.closeAllConnections();
+  await new Promise((resolve) => (erpProxy ? erpProxy.close(resolve) : resolve(undefined)));
+  await erp?.close();
   await tracing?.shutdown();
 });
 
@@ -81,6 +106,24 @@ describe('traces', () => {
     expect(call).toMatchObject({ kind: SpanKind.CLIENT, attributes: expect.objectContaining({ 'http.response.status_code': 200, 'peer.service': 'communications' }) });
     expect(sim.deliveries[0]!.traceparent).toMatch(new RegExp(`^00-${job.spanContext().traceId}-${call!.spanContext().spanId}-01$`));
     expect(descendantsOf(job).some((s) => s.name === 'db.query' && /update "message"/i.test(String(s.attributes['db.query.text'])))).toBe(true);
+  });
+
+  it("holds a login's calls to the ERP as client spans of the request, and carries the trace to the ERP", async () => {
+    const member = await makeMember(t.database.db, { entityId });
+    await linkEntity(t.database.db, erp, entityId, 9301);
+    erpUserFor(erp, member, [9301]);
+    exporter.reset();
+    erpTraceparents.length = 0;
+    const login = await loginWithErp(t.app, { email: member.email, password: member.password, entityId });
+    expect(login.status).toBe(200);
+    const request = await waitFor(() => spans().find((s) => s.kind === SpanKind.SERVER && s.attributes['http.route'] === '/api/auth/login'));
+    const calls = descendantsOf(request).filter((s) => s.kind === SpanKind.CLIENT && s.attributes['peer.service'] === 'erp');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call.attributes['http.response.status_code']).toBe(200);
+    // Every call that reached the ERP named one of those spans as its parent, in the request's trace.
+    const expected = calls.map((c) => `00-${request.spanContext().traceId}-${c.spanContext().spanId}-01`);
+    expect(erpTraceparents.length).toBe(calls.length);
+    for (const header of erpTraceparents) expect(expected).toContain(header);
   });
 
   it('records a failed request\'s status and traces nothing for probes and scrapes', async () => {
