@@ -7,7 +7,7 @@
  * records the visit once. Needs several processes on one database, so it runs only when
  * TEST_DATABASE_URL is set.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
@@ -29,14 +29,25 @@ describe.runIf(process.env.TEST_DATABASE_URL)('workflow execution after a crash 
   beforeAll(async () => {
     testDb = await createTestDatabase();
     receiver = await startHttpsReceiver();
-    env = { WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1', WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile };
+    // The queue's maintenance looks for lost attempts every second; a step attempt counts as lost once it has
+    // run for three webhook timeouts (10 s at the least), so a second process takes it over after that.
+    env = {
+      WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
+      WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile,
+      WORKFLOWS_WEBHOOK_TIMEOUT_MS: '3000',
+      QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1',
+    };
     // An API-only instance (no workers) to set up and read; the service processes run the steps.
     t = await createTestApp({ testDb, env, startQueue: false });
     const entityId = (await makeEntity(t.database.db, 'Crash')).id;
     token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['workflows.manage', 'workflows.execute'] }));
   });
+  // Each test starts its own processes and sees only its own calls.
+  afterEach(async () => {
+    for (const s of services.splice(0)) await s.dispose();
+    receiver.calls.length = 0;
+  });
   afterAll(async () => {
-    for (const s of services) await s.dispose();
     await t?.close();
     await receiver?.close();
     await testDb?.close();
@@ -86,47 +97,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('workflow execution after a crash 
       ['second', 1, 'succeeded', 1],
     ]);
   }, 90_000);
-});
 
-describe.runIf(process.env.TEST_DATABASE_URL)('a webhook step in flight when the process is killed (SIGKILL)', () => {
-  let testDb: TestDatabase;
-  let receiver: HttpsReceiver;
-  let t: TestContext;
-  let token: string;
-  const services: ServiceProcess[] = [];
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    receiver = await startHttpsReceiver();
+  it('calls a webhook step in flight when its process dies again with the same Idempotency-Key from another process, and records the visit once', async () => {
     receiver.hold(1);
-    // The queue's maintenance looks for lost attempts every second; a step attempt counts as lost once it has
-    // run for three webhook timeouts (10 s at the least), so the second process takes it over after that.
-    env = {
-      WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '127.0.0.1',
-      WORKFLOWS_WEBHOOK_CA_FILE: receiver.caFile,
-      WORKFLOWS_WEBHOOK_TIMEOUT_MS: '3000',
-      QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1',
-    };
-    t = await createTestApp({ testDb, env, startQueue: false });
-    const entityId = (await makeEntity(t.database.db, 'Crash in flight')).id;
-    token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['workflows.manage', 'workflows.execute'] }));
-  });
-  afterAll(async () => {
-    for (const s of services) await s.dispose();
-    await t?.close();
-    await receiver?.close();
-    await testDb?.close();
-  });
-
-  const api = (method: 'GET' | 'POST', url: string, payload?: object) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
-  const start = async (name: string) => {
-    const s = await startService(testDb.url!, name, env);
-    services.push(s);
-    return s;
-  };
-
-  it('calls the endpoint again with the same Idempotency-Key from another process, and records the step visit once', async () => {
     const created = await api('POST', '/api/workflows', {
       name: 'Aviso al ERP',
       preset_code: 'manual',
