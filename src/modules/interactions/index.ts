@@ -5,6 +5,7 @@ import type { AppContext } from '../../platform/context.js';
 import type { IdentityService } from '../identity/index.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
 import { readOncePerScrape } from '../../platform/scrape-reading.js';
+import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
 import { createInboxWorker, type InboxWorker } from './inbox.worker.js';
 import { createWebhookService } from './webhook.service.js';
 import { createOperatorService } from './operator.service.js';
@@ -140,7 +141,7 @@ export async function registerInteractionsModule(
     },
     log: ctx.log,
     // An attempt is a few statements and one call bounded by the client's timeout.
-    attemptExpirySeconds: Math.max(10, Math.ceil((3 * ctx.config.communications.timeoutMs) / 1000)),
+    attemptExpirySeconds: attemptExpiryAfterCall(ctx.config.communications.timeoutMs),
     sendLatency,
   });
   await outbound.start(options);

@@ -18,6 +18,7 @@ import { SUBSCRIBED_EVENTS, TRIGGER_CONTEXTS, type SubscribedEvent } from './tri
 import { workflowRoutes } from './workflow.routes.js';
 import { entitiesWithTriggers } from './workflow.repository.js';
 import type { DomainEventMap } from '../../platform/events/bus.js';
+import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
 
 export { evaluate, compileFilters, negate, type FilterNode, type Filter } from './filter-engine.js';
 
@@ -64,10 +65,9 @@ export async function registerWorkflowsModule(
     webhookAllowedAddresses: ctx.config.workflows.webhookAllowedAddresses,
   });
 
-  // A step's longest action is one webhook call: an attempt still running after three of its timeouts died with
-  // its process, and the queue's maintenance gives the step to another worker (same idempotency key).
-  const stepExpirySeconds = Math.max(10, Math.ceil((3 * ctx.config.workflows.webhookTimeoutMs) / 1000));
-  await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: stepExpirySeconds, policy: 'short' });
+  // A step's longest action is one webhook call; a lost attempt goes to another worker (same idempotency key).
+  const expireInSeconds = attemptExpiryAfterCall(ctx.config.workflows.webhookTimeoutMs);
+  await ctx.queue.define(STEP_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds, policy: 'short' });
   await ctx.queue.define(SCHEDULE_QUEUE, { retryLimit: 2, retryDelay: 10, expireInSeconds: 120 });
   for (const event of SUBSCRIBED_EVENTS) await subscribe(event);
   if (options.workers) {

@@ -160,6 +160,14 @@ export interface QueueOptions {
 }
 
 export const DEAD_LETTER_SUFFIX = '.dead-letter';
+
+/**
+ * `expireInSeconds` for a queue whose attempt is a few statements and one outbound call bounded by
+ * `callTimeoutMs`: an attempt still running after three such timeouts died with its process (at least 10 s).
+ */
+export function attemptExpiryAfterCall(callTimeoutMs: number): number {
+  return Math.max(10, Math.ceil((3 * callTimeoutMs) / 1000));
+}
 const SCHEMA = 'pgboss';
 
 /** One pg-boss worker of this process; `busy` while it runs a job's handler. */

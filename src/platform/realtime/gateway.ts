@@ -63,6 +63,8 @@ interface RecoveredSession {
 
 interface SocketData {
   principal: Principal;
+  /** What the socket hears, from its handshake (`scopeOf`). */
+  scope: 'entity' | 'subscriptions';
   recoveredSession?: RecoveredSession;
 }
 
@@ -123,10 +125,12 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   const nsp: Namespace<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData> = io.of(REALTIME_NAMESPACE);
 
   nsp.use((socket, next) => {
-    if (scopeOf(socket) === undefined) {
+    const scope = scopeOf(socket);
+    if (scope === undefined) {
       next(handshakeError('invalid_scope', 'scope must be "entity" or "subscriptions"'));
       return;
     }
+    socket.data.scope = scope;
     const token = tokenOf(socket);
     if (token === undefined) {
       next(handshakeError('unauthenticated', 'A token is required'));
@@ -142,15 +146,14 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   });
 
   nsp.on('connection', (socket: GatewaySocket) => {
-    const { principal, recoveredSession } = socket.data;
+    const { principal, recoveredSession, scope } = socket.data;
     delete socket.data.recoveredSession;
     const own = entityRoom(principal.entityId);
-    const hearsEntity = scopeOf(socket) === 'entity';
     if (socket.recovered) {
       // The session's rooms came back with it: keep only those of the entity this token is for.
       for (const room of [...socket.rooms]) if (room !== socket.id && room !== own && !room.startsWith(`${own}:`)) void socket.leave(room);
     }
-    if (hearsEntity) void socket.join(own);
+    if (scope === 'entity') void socket.join(own);
     else void socket.leave(own);
     socket.emit('interaction.ready', { entity_id: principal.entityId, user_id: principal.userId, employee_id: principal.employeeId, socket_id: socket.id });
     if (socket.recovered && recoveredSession?.userId === principal.userId && recoveredSession.entityId === principal.entityId) {
