@@ -1,7 +1,7 @@
 /**
  * A real HTTPS server on 127.0.0.1 with a self-signed certificate, standing in for a customer's webhook
- * endpoint: it records every call and answers what the test sets, or holds calls unanswered. `caFile` is the certificate to trust
- * (WORKFLOWS_WEBHOOK_CA_FILE).
+ * endpoint: it records every call and answers what the test sets, or holds calls unanswered. `caFile` is
+ * the certificate to trust (WORKFLOWS_WEBHOOK_CA_FILE).
  */
 import https from 'node:https';
 import { mkdtempSync, writeFileSync } from 'node:fs';
