@@ -4,6 +4,7 @@
  * only `Database`, so the driver choice stays here.
  */
 import { traceDatabaseClient } from '../platform/telemetry/tracing.js';
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -143,15 +144,43 @@ export async function preparedIn<T>(db: Db, name: string, text: string, values: 
   return (await (client as { query<R>(text: string, params: unknown[]): Promise<{ rows: R[] }> }).query<T>(text, values)).rows;
 }
 
+const MAX_LIBRARY_STATEMENTS = 500;
+const libraryStatements = new Map<string, string>();
+
+/**
+ * The prepared-statement name of `text`, a parameterized statement of a library that brings its own SQL
+ * (pg-boss): the same text always gets the same name, so PostgreSQL parses it once per connection and can
+ * cache its plan (planning pg-boss's statements over its partitioned job table cost more than running
+ * them). Undefined, to run it unnamed, without parameters (such text may hold several commands) and once
+ * 500 distinct texts are named, so that texts with values written into them cannot grow every
+ * connection's statement cache without bound.
+ */
+export function libraryStatementName(text: string, values: readonly unknown[] | undefined): string | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  let name = libraryStatements.get(text);
+  if (name === undefined && libraryStatements.size < MAX_LIBRARY_STATEMENTS) {
+    name = `lib_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    libraryStatements.set(text, name);
+  }
+  return name;
+}
+
 /**
  * An `executeSql` bound to the connection behind `db` (inside a transaction, that transaction's
  * connection), for libraries that take one per call (pg-boss `send(..., { db })`): what it writes
- * commits or rolls back with the caller's transaction. `$1`-style parameters; returns rows.
+ * commits or rolls back with the caller's transaction. `$1`-style parameters; returns rows. On
+ * PostgreSQL parameterized statements run prepared (`libraryStatementName`).
  */
 export function sqlExecutorIn(db: Db): { executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> } {
   const client = (db as unknown as { session: { client: unknown } }).session.client;
   if (client instanceof pg.Pool || client instanceof pg.Client) {
-    return { executeSql: async (text, values) => ({ rows: (await client.query<Record<string, unknown>>(text, values)).rows }) };
+    return {
+      async executeSql(text, values) {
+        const name = libraryStatementName(text, values);
+        const result = await client.query<Record<string, unknown>>(name === undefined ? { text, values } : { name, text, values });
+        return { rows: result.rows };
+      },
+    };
   }
   // A PGlite database or transaction object: parameterless multi-statement SQL only runs through exec().
   const lite = client as {

@@ -16,6 +16,8 @@ interface TestJobs {
   'test.woken': { sentAt: number };
   'test.report': { entityId: number };
   'test.backlog': { n: number };
+  'test.batched': { n: number };
+  'test.batched-woken': { sentAt: number };
 }
 
 let t: TestContext;
@@ -168,6 +170,56 @@ describe('failures', () => {
     await vi.waitFor(async () => expect(await jobRows('test.flaky')).toEqual([{ state: 'completed', data: { messageId: 12 } }]), { timeout: 10_000 });
     expect(attempts).toEqual([1, 2]);
     expect(await queue.deadLetters({ queue: 'test.flaky' })).toEqual([]);
+  });
+});
+
+describe('batched workers (batchSize > 1)', () => {
+  it('runs a burst in parallel up to its concurrency and settles each job on its own outcome', async () => {
+    const attempts = new Map<number, number[]>();
+    let running = 0;
+    let most = 0;
+    await queue.define('test.batched', { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+    await queue.work(
+      'test.batched',
+      async ({ n }, job) => {
+        attempts.set(n, [...(attempts.get(n) ?? []), job.attempt]);
+        running++;
+        most = Math.max(most, running);
+        await sleep(20);
+        running--;
+        if (n % 10 === 0) throw new PermanentJobError(`job ${n} is invalid`);
+        if (n % 2 === 0 && job.attempt === 1) throw new Error('provider busy');
+      },
+      { ...FAST, concurrency: 6, batchSize: 4, batchWindowMs: 5 },
+    );
+    const ns = Array.from({ length: 30 }, (_, i) => i + 1);
+    await transaction(t.database.db, async (tx) => {
+      for (const n of ns) await queue.enqueue(tx, 'test.batched', { n });
+    });
+
+    const settled = async () => {
+      const { rows } = await t.database.executeSql(`select data->>'n' as n, state from pgboss.job where name = 'test.batched' order by (data->>'n')::int`);
+      return rows.map((r) => [Number(r.n), r.state]);
+    };
+    const expected = ns.map((n) => [n, n % 10 === 0 ? 'failed' : 'completed']);
+    await vi.waitFor(async () => expect(await settled()).toEqual(expected), { timeout: 20_000, interval: 200 });
+    // Odd jobs ran once, even ones twice (a busy provider, then success), permanent failures once.
+    expect(new Map([...attempts].sort(([a], [b]) => a - b))).toEqual(new Map(ns.map((n) => [n, n % 10 === 0 || n % 2 === 1 ? [1] : [1, 2]])));
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(6);
+    expect((await queue.deadLetters({ queue: 'test.batched' })).map((d) => (d.data as { n: number }).n).sort((a, b) => a - b)).toEqual([10, 20, 30]);
+  }, 30_000);
+
+  it('wakes an idle batched worker after the commit instead of waiting for its next poll', async () => {
+    const latencies: number[] = [];
+    await queue.define('test.batched-woken');
+    await queue.work('test.batched-woken', async ({ sentAt }) => void latencies.push(Date.now() - sentAt), { pollingIntervalSeconds: 30, concurrency: 4, batchSize: 4 });
+    await sleep(300); // the worker's first poll found nothing: it now waits 30 s unless woken
+    await transaction(t.database.db, async (tx) => {
+      await queue.enqueue(tx, 'test.batched-woken', { sentAt: Date.now() });
+    });
+    await vi.waitFor(() => expect(latencies).toHaveLength(1), { timeout: 5000 });
+    expect(latencies[0]).toBeLessThan(5000);
   });
 });
 

@@ -1,12 +1,15 @@
 /**
- * Drizzle queries of outbound messages: storing a message before it is sent, claiming it for a send
- * attempt, and recording the platform's answer. Statuses that arrive by webhook go through
- * inbound.repository's `applyStatus`, which only moves a status forward.
+ * Queries of outbound messages: storing a message before it is sent, claiming it for a send attempt, and
+ * recording the platform's answer. Statuses that arrive by webhook go through inbound.repository's
+ * `applyStatus`, which only moves a status forward. The statements of every send (finding the
+ * conversation, storing, claiming, recording the acceptance) are written in SQL and run prepared: planning
+ * them cost PostgreSQL more than running them, and building them with Drizzle cost the service as much
+ * (bench/RESULTS.md, "Outbound sending").
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { preparedIn, type Db } from '../../db/client.js';
+import { rowFromJson } from '../../db/json-row.js';
 import { conversation } from './conversation.table.js';
-import { entityChannelAccount } from './entity-channel-account.table.js';
 import { message } from './message.table.js';
 import type { ConversationRow, MessageRow } from './conversation.mapper.js';
 import { previewOf, STATUS_RANK } from './inbound.repository.js';
@@ -17,13 +20,24 @@ export interface SendingConversation {
   account: { id: number; externalAccountId: string; channelTypeCode: ConversationRow['channelTypeCode']; isActive: boolean };
 }
 
+const FIND_SENDING_CONVERSATION = `
+select row_to_json(c) as conversation, a.id as account_id, a.external_account_id, a.channel_type_code, a.is_active
+  from conversation c
+  join entity_channel_account a on a.id = c.entity_channel_account_id
+ where c.entity_id = $1 and c.id = $2`;
+
 export async function findSendingConversation(db: Db, entityId: number, conversationId: number): Promise<SendingConversation | undefined> {
-  const [row] = await db
-    .select({ conversation, account: { id: entityChannelAccount.id, externalAccountId: entityChannelAccount.externalAccountId, channelTypeCode: entityChannelAccount.channelTypeCode, isActive: entityChannelAccount.isActive } })
-    .from(conversation)
-    .innerJoin(entityChannelAccount, eq(entityChannelAccount.id, conversation.entityChannelAccountId))
-    .where(and(eq(conversation.entityId, entityId), eq(conversation.id, conversationId)));
-  return row;
+  const [row] = await preparedIn<{ conversation: Record<string, unknown>; account_id: number; external_account_id: string; channel_type_code: ConversationRow['channelTypeCode']; is_active: boolean }>(
+    db,
+    'interactions_find_sending_conversation',
+    FIND_SENDING_CONVERSATION,
+    [entityId, conversationId],
+  );
+  if (row === undefined) return undefined;
+  return {
+    conversation: rowFromJson(conversation, row.conversation),
+    account: { id: row.account_id, externalAccountId: row.external_account_id, channelTypeCode: row.channel_type_code, isActive: row.is_active },
+  };
 }
 
 /** The contact's conversation with the latest message in the entity (the workflow messenger's `{ contactId }` target). */
@@ -57,18 +71,53 @@ export async function latestInbound(db: Db, entityId: number, conversationId: nu
   return row;
 }
 
-/** Stores a pending outbound message and makes it the conversation's latest. */
-export async function insertPending(db: Db, values: Omit<typeof message.$inferInsert, 'direction' | 'status' | 'statusRank'> & { clientMessageId: string }): Promise<{ message: MessageRow; conversation: ConversationRow }> {
-  const [row] = await db
-    .insert(message)
-    .values({ ...values, direction: 'outbound', status: 'pending', statusRank: 0 })
-    .returning();
-  const [conv] = await db
-    .update(conversation)
-    .set({ lastMessageId: row!.id, lastMessagePreview: previewOf(row!), lastMessageAt: row!.occurredAt, updatedAt: new Date() })
-    .where(eq(conversation.id, row!.conversationId))
-    .returning();
-  return { message: row!, conversation: conv! };
+/** A pending outbound message as `insertPending` stores it. */
+export interface PendingMessage {
+  entityId: number;
+  conversationId: number;
+  type: string;
+  text: string | null;
+  content: unknown;
+  externalMessageId: string;
+  clientMessageId: string;
+  replyToExternalId: string | null;
+  sentByEmployeeId: number | null;
+  origin: unknown;
+  occurredAt: Date;
+}
+
+const INSERT_PENDING = `
+with m as (
+  insert into message (entity_id, conversation_id, direction, type, text, content, external_message_id, client_message_id,
+                       reply_to_external_id, sent_by_employee_id, origin, occurred_at, occurred_at_ms, status, status_rank)
+  values ($1, $2, 'outbound', $3, $4, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11, $12, 'pending', 0)
+  returning *
+), c as (
+  update conversation set last_message_id = m.id, last_message_preview = $13, last_message_at = m.occurred_at, updated_at = now()
+    from m
+   where conversation.id = m.conversation_id
+  returning conversation.*
+)
+select (select row_to_json(m) from m) as message, (select row_to_json(c) from c) as conversation`;
+
+/** Stores a pending outbound message and makes it the conversation's latest, in one statement. */
+export async function insertPending(db: Db, values: PendingMessage): Promise<{ message: MessageRow; conversation: ConversationRow }> {
+  const [row] = await preparedIn<{ message: Record<string, unknown>; conversation: Record<string, unknown> }>(db, 'interactions_insert_pending', INSERT_PENDING, [
+    values.entityId,
+    values.conversationId,
+    values.type,
+    values.text,
+    JSON.stringify(values.content),
+    values.externalMessageId,
+    values.clientMessageId,
+    values.replyToExternalId,
+    values.sentByEmployeeId,
+    values.origin === null ? null : JSON.stringify(values.origin),
+    values.occurredAt.toISOString(),
+    values.occurredAt.getTime(),
+    previewOf(values),
+  ]);
+  return { message: rowFromJson(message, row!.message), conversation: rowFromJson(conversation, row!.conversation) };
 }
 
 /** The message sent with idempotency key `clientMessageId` in the entity. */
@@ -91,15 +140,17 @@ export async function getMessage(db: Db, id: number, lock = false): Promise<Mess
  * leaves from, in one statement; undefined when it is no longer pending.
  */
 export async function countAttempt(db: Db, id: number): Promise<{ message: MessageRow; externalChatId: string; externalAccountId: string } | undefined> {
-  const [row] = await db
-    .update(message)
-    .set({ sendAttempts: sql`${message.sendAttempts} + 1` })
-    .from(conversation)
-    .innerJoin(entityChannelAccount, eq(entityChannelAccount.id, conversation.entityChannelAccountId))
-    .where(and(eq(message.id, id), eq(message.status, 'pending'), eq(conversation.id, message.conversationId)))
-    .returning({ message, externalChatId: conversation.externalChatId, externalAccountId: entityChannelAccount.externalAccountId });
-  return row;
+  const [row] = await preparedIn<{ message: Record<string, unknown>; external_chat_id: string; external_account_id: string }>(db, 'interactions_count_send_attempt', COUNT_ATTEMPT, [id]);
+  if (row === undefined) return undefined;
+  return { message: rowFromJson(message, row.message), externalChatId: row.external_chat_id, externalAccountId: row.external_account_id };
 }
+
+const COUNT_ATTEMPT = `
+update message m set send_attempts = m.send_attempts + 1
+  from conversation c
+  join entity_channel_account a on a.id = c.entity_channel_account_id
+ where m.id = $1 and m.status = 'pending' and c.id = m.conversation_id
+returning row_to_json(m) as message, c.external_chat_id, a.external_account_id`;
 
 /**
  * Records that the platform accepted message `id` as `providerMessageId` at `at`. A status webhook that
@@ -108,31 +159,35 @@ export async function countAttempt(db: Db, id: number): Promise<{ message: Messa
  */
 export async function recordAccepted(db: Db, m: MessageRow, providerMessageId: string, at: Date): Promise<MessageRow | undefined> {
   // One statement (no transaction round trips): the stub, if any, is deleted and folded in atomically.
-  const rows = await queryRows<{ status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown }>(
+  const rows = await preparedIn<{ status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown }>(
     db,
-    sql`
-    with stub as (
-      delete from message
-      where entity_id = ${m.entityId} and external_message_id = ${providerMessageId} and id <> ${m.id}
-      returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors
-    )
-    update message set
-      external_message_id = ${providerMessageId},
-      status = case when coalesce((select status_rank from stub), 0) > ${STATUS_RANK.sent} then (select status from stub) else 'sent' end,
-      status_rank = greatest(${STATUS_RANK.sent}, coalesce((select status_rank from stub), 0)),
-      sent_at = coalesce((select sent_at from stub), ${at.toISOString()}::timestamptz),
-      delivered_at = (select delivered_at from stub),
-      read_at = (select read_at from stub),
-      failed_at = (select failed_at from stub),
-      errors = (select errors from stub)
-    where id = ${m.id} and status = 'pending'
-    returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors`,
+    'interactions_record_accepted',
+    RECORD_ACCEPTED,
+    [m.entityId, providerMessageId, m.id, STATUS_RANK.sent, at.toISOString()],
   );
   const r = rows[0];
   if (r === undefined) return undefined;
   const time = (v: string | Date | null) => (v === null ? null : new Date(v));
   return { ...m, externalMessageId: providerMessageId, status: r.status, statusRank: r.status_rank, sentAt: time(r.sent_at), deliveredAt: time(r.delivered_at), readAt: time(r.read_at), failedAt: time(r.failed_at), errors: r.errors };
 }
+
+const RECORD_ACCEPTED = `
+with stub as (
+  delete from message
+  where entity_id = $1 and external_message_id = $2 and id <> $3
+  returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors
+)
+update message set
+  external_message_id = $2,
+  status = case when coalesce((select status_rank from stub), 0) > $4::int then (select status from stub) else 'sent' end,
+  status_rank = greatest($4::int, coalesce((select status_rank from stub), 0)),
+  sent_at = coalesce((select sent_at from stub), $5::timestamptz),
+  delivered_at = (select delivered_at from stub),
+  read_at = (select read_at from stub),
+  failed_at = (select failed_at from stub),
+  errors = (select errors from stub)
+where id = $3 and status = 'pending'
+returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors`;
 
 /** Marks a pending message failed with the platform's error. */
 export async function recordFailed(db: Db, id: number, error: Record<string, unknown>, at: Date): Promise<MessageRow | undefined> {

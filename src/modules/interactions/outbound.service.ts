@@ -204,7 +204,6 @@ export function createOutboundService(deps: {
           sentByEmployeeId: sender.employeeId,
           origin: sender.origin ?? null,
           occurredAt: at,
-          occurredAtMs: at.getTime(),
         });
         await queueSend(tx, message.id);
         emitMessageCreated(out, conversation, message);
@@ -248,7 +247,8 @@ export function createOutboundService(deps: {
       await deps.queue.define(SEND_QUEUE, { retryLimit: 5, retryDelay: 1, retryBackoff: true, expireInSeconds, policy: 'short' });
       await deps.queue.define(READ_RECEIPT_QUEUE, { retryLimit: 3, retryDelay: 2, retryBackoff: true, expireInSeconds, policy: 'short' });
       if (!workers) return;
-      await deps.queue.work(SEND_QUEUE, async ({ messageId }, job) => deliver(messageId, job), { pollingIntervalSeconds: 2, concurrency: 16 });
+      // Sends mostly wait on the communications service: many run at once, fetched and completed in batches.
+      await deps.queue.work(SEND_QUEUE, async ({ messageId }, job) => deliver(messageId, job), { pollingIntervalSeconds: 2, concurrency: 32, batchSize: 16 });
       await deps.queue.work(
         READ_RECEIPT_QUEUE,
         async ({ messageId }, job) => {

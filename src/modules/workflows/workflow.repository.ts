@@ -2,8 +2,8 @@
  * All I/O of the workflows module's tables: workflows, their versions and triggers, executions and their
  * steps. Every read by id is scoped by entity unless it serves a job that carries only ids.
  */
-import { and, asc, count, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { and, asc, count, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { preparedIn, type Db } from '../../db/client.js';
 import { workflow, workflowExecution, workflowExecutionStep, workflowStepTriggers, workflowVersion, type ExecutionStatus } from './workflow.table.js';
 
 export type WorkflowRow = typeof workflow.$inferSelect;
@@ -121,12 +121,14 @@ export async function triggerRevision(db: Db, entityId: number, triggerType: str
 /** Which of `entityIds` have an enabled trigger of `triggerType` (one statement, for a whole batch of events). */
 export async function entitiesWithTriggers(db: Db, triggerType: string, entityIds: number[]): Promise<Set<number>> {
   if (entityIds.length === 0) return new Set();
-  const rows = await db
-    .selectDistinct({ entityId: workflowStepTriggers.entityId })
-    .from(workflowStepTriggers)
-    .where(and(eq(workflowStepTriggers.triggerType, triggerType), eq(workflowStepTriggers.enabled, true), inArray(workflowStepTriggers.entityId, [...new Set(entityIds)])));
-  return new Set(rows.map((r) => r.entityId));
+  // Asked in the transaction of every change that publishes an event: prepared, planned once per connection.
+  const rows = await preparedIn<{ entity_id: number }>(db, 'workflows_entities_with_triggers', ENTITIES_WITH_TRIGGERS, [triggerType, [...new Set(entityIds)]]);
+  return new Set(rows.map((r) => r.entity_id));
 }
+
+const ENTITIES_WITH_TRIGGERS = `
+select distinct entity_id from workflow_step_triggers
+ where trigger_type = $1 and enabled and entity_id = any($2::int[])`;
 
 /** Enabled triggers of `(entityId, triggerType)` with the version their workflow runs now. */
 export async function enabledTriggers(db: Db, entityId: number, triggerType: string): Promise<{ workflowId: number; version: number; filters: unknown }[]> {

@@ -19,8 +19,9 @@ import PgBoss from 'pg-boss';
 import type { FastifyBaseLogger } from 'fastify';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { sqlExecutorIn, type Database, type Db } from '../../db/client.js';
+import { libraryStatementName, sqlExecutorIn, type Database, type Db } from '../../db/client.js';
 import { afterCommit, hasAfterCommit } from './transaction.js';
+import { startBatchedWorker, type BatchedWorker } from './batched-worker.js';
 
 export { transaction, afterCommit } from './transaction.js';
 
@@ -96,6 +97,14 @@ export interface WorkOptions {
   pollingIntervalSeconds?: number;
   /** Jobs of this queue run at once in this process. Default 1. */
   concurrency?: number;
+  /**
+   * Above 1: one worker keeps `concurrency` jobs running and fetches and completes them up to this many at
+   * a time (`batched-worker.ts`), instead of one pg-boss worker per running job fetching and completing
+   * each job alone; for busy queues whose jobs mostly wait on another system. Default 1.
+   */
+  batchSize?: number;
+  /** With `batchSize`: milliseconds jobs gather before a fetch, and successes before their completion. Default 20. */
+  batchWindowMs?: number;
 }
 
 /** A job that failed for good, as operators see it. */
@@ -170,10 +179,10 @@ export function attemptExpiryAfterCall(callTimeoutMs: number): number {
 }
 const SCHEMA = 'pgboss';
 
-/** One pg-boss worker of this process; `busy` while it runs a job's handler. */
+/** A worker of this process: `busy` while it cannot fetch at once; `notify` makes an idle one fetch now. */
 interface LocalWorker {
-  id: string;
-  busy: boolean;
+  readonly busy: boolean;
+  notify(): void;
 }
 
 interface Worked {
@@ -214,7 +223,9 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       async executeSql(text, values) {
         pending++;
         try {
-          return await database.executeSql(text, values as unknown[] | undefined);
+          const name = libraryStatementName(text, values);
+          if (name === undefined) return await database.executeSql(text, values as unknown[] | undefined);
+          return { rows: await database.preparedQuery<Record<string, unknown>>(name, text, values as unknown[]) };
         } finally {
           pending--;
         }
@@ -232,6 +243,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
   const defined = new Map<string, RetryPolicy>();
   const worked: Worked[] = [];
   const workers = new Map<string, LocalWorker[]>();
+  const batchedWorkers: BatchedWorker[] = [];
   const wakeCursor = new Map<string, number>();
   let booting: Promise<unknown> | undefined;
   let running = false;
@@ -347,24 +359,50 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
   async function startWorkers(spec: Worked): Promise<void> {
     const list = workers.get(spec.name) ?? [];
     workers.set(spec.name, list);
+    if ((spec.options.batchSize ?? 1) > 1) {
+      list.push(startBatched(spec));
+      return;
+    }
     for (let i = 0; i < (spec.options.concurrency ?? 1); i++) {
       const workOptions: PgBoss.WorkOptions & { includeMetadata: true } = { batchSize: 1, includeMetadata: true };
       if (spec.options.pollingIntervalSeconds !== undefined) workOptions.pollingIntervalSeconds = spec.options.pollingIntervalSeconds;
-      const worker: LocalWorker = { id: '', busy: false };
-      worker.id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
+      let busy = false;
+      const id = await boss.work<unknown>(spec.name, workOptions, async ([job]) => {
         if (!job) return;
-        worker.busy = true;
+        busy = true;
         // pg-boss 10 sleeps a polling interval after every fetch, even a fruitful one: while there is
         // work, fetch again at once; only an empty fetch waits for the interval (or a wake).
         try {
           await runJob(spec, job);
         } finally {
-          worker.busy = false;
-          boss.notifyWorker(worker.id);
+          busy = false;
+          boss.notifyWorker(id);
         }
       });
-      list.push(worker);
+      list.push({ get busy() { return busy; }, notify: () => boss.notifyWorker(id) });
     }
+  }
+
+  /** The one batched worker of a queue worked with `batchSize` > 1; it settles every job itself. */
+  function startBatched(spec: Worked): LocalWorker {
+    const name = spec.name;
+    const worker = startBatchedWorker<PgBoss.JobWithMetadata<unknown>>(
+      {
+        fetch: async (batchSize) => (await boss.fetch(name, { batchSize, includeMetadata: true })) ?? [],
+        complete: async (ids) => void (await boss.complete(name, ids)),
+        fail: async (id, error) => void (await boss.fail(name, id, error as object)),
+      },
+      (job) => runJob(spec, job),
+      {
+        concurrency: spec.options.concurrency ?? 1,
+        batchSize: spec.options.batchSize!,
+        windowMs: spec.options.batchWindowMs ?? 20,
+        pollingIntervalMs: (spec.options.pollingIntervalSeconds ?? 2) * 1000,
+      },
+      (err) => log.error({ err, queue: name }, 'job queue error'),
+    );
+    batchedWorkers.push(worker);
+    return { get busy() { return !worker.idle; }, notify: () => worker.notify() };
   }
 
   /**
@@ -380,10 +418,10 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       const worker = list[(cursor + i) % list.length]!;
       if (worker.busy) continue;
       wakeCursor.set(name, (cursor + i + 1) % list.length);
-      boss.notifyWorker(worker.id);
+      worker.notify();
       return;
     }
-    boss.notifyWorker(list[cursor % list.length]!.id);
+    list[cursor % list.length]!.notify();
   }
 
   const queue: Queue<Record<string, object>> = {
@@ -405,6 +443,8 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       } catch {
         return;
       }
+      const stopping = batchedWorkers.splice(0).map((w) => w.stop());
+      await Promise.race([Promise.all(stopping), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())]);
       booting = undefined;
       await boss.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
       // A poll that was under way when the workers stopped may still hand over a job, and pg-boss
