@@ -135,59 +135,87 @@ export async function getMessage(db: Db, id: number, lock = false): Promise<Mess
   return row;
 }
 
-/**
- * Counts one more send attempt of a pending message and returns it with the chat and the account it
- * leaves from, in one statement; undefined when it is no longer pending.
- */
-export async function countAttempt(db: Db, id: number): Promise<{ message: MessageRow; externalChatId: string; externalAccountId: string } | undefined> {
-  const [row] = await preparedIn<{ message: Record<string, unknown>; external_chat_id: string; external_account_id: string }>(db, 'interactions_count_send_attempt', COUNT_ATTEMPT, [id]);
-  if (row === undefined) return undefined;
-  return { message: rowFromJson(message, row.message), externalChatId: row.external_chat_id, externalAccountId: row.external_account_id };
+/** A pending message claimed for a send attempt, with the chat and the account it leaves from. */
+export interface ClaimedMessage {
+  message: MessageRow;
+  externalChatId: string;
+  externalAccountId: string;
 }
 
-const COUNT_ATTEMPT = `
+/**
+ * Counts one more send attempt of each pending message of `ids`, in one statement; returns the claimed
+ * ones by id (a message no longer pending is absent).
+ */
+export async function countAttempts(db: Db, ids: readonly number[]): Promise<Map<number, ClaimedMessage>> {
+  const rows = await preparedIn<{ message: Record<string, unknown>; external_chat_id: string; external_account_id: string }>(db, 'interactions_count_send_attempts', COUNT_ATTEMPTS, [ids]);
+  const claimed = new Map<number, ClaimedMessage>();
+  for (const row of rows) {
+    const m = rowFromJson(message, row.message);
+    claimed.set(m.id, { message: m, externalChatId: row.external_chat_id, externalAccountId: row.external_account_id });
+  }
+  return claimed;
+}
+
+const COUNT_ATTEMPTS = `
 update message m set send_attempts = m.send_attempts + 1
   from conversation c
   join entity_channel_account a on a.id = c.entity_channel_account_id
- where m.id = $1 and m.status = 'pending' and c.id = m.conversation_id
+ where m.id = any($1::int[]) and m.status = 'pending' and c.id = m.conversation_id
 returning row_to_json(m) as message, c.external_chat_id, a.external_account_id`;
 
-/**
- * Records that the platform accepted message `id` as `providerMessageId` at `at`. A status webhook that
- * arrived before this answer left a stub under that id: its steps are carried over (the higher status
- * wins) and the stub removed, so the message keeps one row and its full delivery history.
- */
-export async function recordAccepted(db: Db, m: MessageRow, providerMessageId: string, at: Date): Promise<MessageRow | undefined> {
-  // One statement (no transaction round trips): the stub, if any, is deleted and folded in atomically.
-  const rows = await preparedIn<{ status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown }>(
-    db,
-    'interactions_record_accepted',
-    RECORD_ACCEPTED,
-    [m.entityId, providerMessageId, m.id, STATUS_RANK.sent, at.toISOString()],
-  );
-  const r = rows[0];
-  if (r === undefined) return undefined;
-  const time = (v: string | Date | null) => (v === null ? null : new Date(v));
-  return { ...m, externalMessageId: providerMessageId, status: r.status, statusRank: r.status_rank, sentAt: time(r.sent_at), deliveredAt: time(r.delivered_at), readAt: time(r.read_at), failedAt: time(r.failed_at), errors: r.errors };
+/** The platform's acceptance of a pending message: the id it gave and when it answered. */
+export interface Acceptance {
+  message: MessageRow;
+  providerMessageId: string;
+  at: Date;
 }
 
-const RECORD_ACCEPTED = `
-with stub as (
-  delete from message
-  where entity_id = $1 and external_message_id = $2 and id <> $3
-  returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors
+/**
+ * Records each acceptance of `accepted`, in one statement, and returns the messages recorded (a message
+ * no longer pending is absent) by id. A status webhook that arrived before the platform's answer left a
+ * stub under the provider's id: its steps are carried over (the higher status wins) and the stub removed,
+ * so the message keeps one row and its full delivery history.
+ */
+export async function recordAcceptances(db: Db, accepted: readonly Acceptance[]): Promise<Map<number, MessageRow>> {
+  const rows = await preparedIn<{ id: number; status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown }>(
+    db,
+    'interactions_record_acceptances',
+    RECORD_ACCEPTANCES,
+    [accepted.map((a) => a.message.id), accepted.map((a) => a.message.entityId), accepted.map((a) => a.providerMessageId), accepted.map((a) => a.at.toISOString()), STATUS_RANK.sent],
+  );
+  const time = (v: string | Date | null) => (v === null ? null : new Date(v));
+  const byId = new Map(accepted.map((a) => [a.message.id, a]));
+  const recorded = new Map<number, MessageRow>();
+  for (const r of rows) {
+    const a = byId.get(r.id)!;
+    recorded.set(r.id, { ...a.message, externalMessageId: a.providerMessageId, status: r.status, statusRank: r.status_rank, sentAt: time(r.sent_at), deliveredAt: time(r.delivered_at), readAt: time(r.read_at), failedAt: time(r.failed_at), errors: r.errors });
+  }
+  return recorded;
+}
+
+// One statement (no transaction round trips): each stub is deleted and folded in atomically.
+const RECORD_ACCEPTANCES = `
+with accepted as (
+  select * from unnest($1::int[], $2::int[], $3::text[], $4::timestamptz[]) as x(id, entity_id, provider_message_id, at)
+), stub as (
+  delete from message s
+   using accepted x
+   where s.entity_id = x.entity_id and s.external_message_id = x.provider_message_id and s.id <> x.id
+  returning x.id as accepted_id, s.status, s.status_rank, s.sent_at, s.delivered_at, s.read_at, s.failed_at, s.errors
 )
-update message set
-  external_message_id = $2,
-  status = case when coalesce((select status_rank from stub), 0) > $4::int then (select status from stub) else 'sent' end,
-  status_rank = greatest($4::int, coalesce((select status_rank from stub), 0)),
-  sent_at = coalesce((select sent_at from stub), $5::timestamptz),
-  delivered_at = (select delivered_at from stub),
-  read_at = (select read_at from stub),
-  failed_at = (select failed_at from stub),
-  errors = (select errors from stub)
-where id = $3 and status = 'pending'
-returning status, status_rank, sent_at, delivered_at, read_at, failed_at, errors`;
+update message m set
+  external_message_id = x.provider_message_id,
+  status = case when coalesce(st.status_rank, 0) > $5::int then st.status else 'sent' end,
+  status_rank = greatest($5::int, coalesce(st.status_rank, 0)),
+  sent_at = coalesce(st.sent_at, x.at),
+  delivered_at = st.delivered_at,
+  read_at = st.read_at,
+  failed_at = st.failed_at,
+  errors = st.errors
+  from accepted x
+  left join stub st on st.accepted_id = x.id
+ where m.id = x.id and m.status = 'pending'
+returning m.id, m.status, m.status_rank, m.sent_at, m.delivered_at, m.read_at, m.failed_at, m.errors`;
 
 /** Marks a pending message failed with the platform's error. */
 export async function recordFailed(db: Db, id: number, error: Record<string, unknown>, at: Date): Promise<MessageRow | undefined> {

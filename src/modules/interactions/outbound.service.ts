@@ -7,6 +7,7 @@
  * move forward. A failed message can be sent again once (`retry`).
  */
 import { randomUUID } from 'node:crypto';
+import DataLoader from 'dataloader';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/db-errors.js';
@@ -30,6 +31,8 @@ import type { EventOrigin, MessageOutboundEvent } from './interactions.events.js
 import { serviceWindowExpiresAt } from './service-window.js';
 
 export const SEND_QUEUE = 'interactions.message.send';
+/** Milliseconds acceptances gather before they are recorded together (the message is already delivered). */
+const ACCEPTANCE_WINDOW_MS = 10;
 export const READ_RECEIPT_QUEUE = 'interactions.read-receipt';
 
 declare module '../../platform/queue/queue.js' {
@@ -85,6 +88,23 @@ export function createOutboundService(deps: {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
+  // The send attempts running at once (a batch of send jobs) claim their messages in one statement, and
+  // the acceptances that arrive within a few milliseconds of each other are recorded in one.
+  const claims = new DataLoader<number, repo.ClaimedMessage | undefined>(
+    async (ids) => {
+      const claimed = await repo.countAttempts(db, ids);
+      return ids.map((id) => claimed.get(id));
+    },
+    { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setImmediate(run) },
+  );
+  const acceptances = new DataLoader<repo.Acceptance, MessageRow | undefined>(
+    async (accepted) => {
+      const recorded = await repo.recordAcceptances(db, accepted);
+      return accepted.map((a) => recorded.get(a.message.id));
+    },
+    { cache: false, maxBatchSize: 100, batchScheduleFn: (run) => setTimeout(run, ACCEPTANCE_WINDOW_MS) },
+  );
+
   async function references(entityId: number, conversationId: number, input: AnyOutboundBody): Promise<ResolvedReferences & { mediaObjectId?: number }> {
     const body = input.body as { reply_to_message_id?: number; media_id?: number; id?: string; link?: string; message_id?: number };
     const refs: ResolvedReferences & { mediaObjectId?: number } = {};
@@ -118,7 +138,7 @@ export function createOutboundService(deps: {
 
   /** One attempt to send message `messageId` (the `interactions.message.send` job). */
   async function deliver(messageId: number, job: JobContext): Promise<void> {
-    const claimed = await repo.countAttempt(db, messageId);
+    const claimed = await claims.load(messageId);
     if (!claimed) return; // already sent or failed: a repeated job does nothing
     const { message: m, externalChatId, externalAccountId } = claimed;
     const content = m.content as StoredOutbound;
@@ -136,7 +156,7 @@ export function createOutboundService(deps: {
       const account = { platform: content.platform, accountId: externalAccountId };
       const { providerMessageId } = await deps.client.sendMessage(target, account, { idempotencyKey: m.clientMessageId!, message });
       const acceptedAt = now();
-      const row = await repo.recordAccepted(db, m, providerMessageId, acceptedAt);
+      const row = await acceptances.load({ message: m, providerMessageId, at: acceptedAt });
       if (row) {
         deps.sendLatency?.observe({ platform: content.platform }, Math.max(0, acceptedAt.getTime() - m.occurredAt.getTime()) / 1000);
         emitMessageStatus(deps.realtime, row, externalChatId);
