@@ -58,6 +58,8 @@ export function startBatchedWorker<J extends { id: string }>(
   let stopped = false;
   let running = 0;
   let idle = false;
+  // A notify that came while the worker was not waiting (mid-fetch: the fetch may have missed that job).
+  let notified = false;
   let wakeIdle: (() => void) | undefined;
   let slotFreed: (() => void) | undefined;
   const succeeded: string[] = [];
@@ -96,6 +98,7 @@ export function startBatchedWorker<J extends { id: string }>(
         slotFreed = undefined;
         continue;
       }
+      notified = false;
       const jobs = await source.fetch(Math.min(batchSize, options.concurrency - running));
       for (const job of jobs) {
         running++;
@@ -106,6 +109,7 @@ export function startBatchedWorker<J extends { id: string }>(
         await sleep(options.windowMs);
         continue;
       }
+      if (notified) continue;
       idle = running === 0;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, options.pollingIntervalMs);
@@ -123,6 +127,7 @@ export function startBatchedWorker<J extends { id: string }>(
 
   return {
     notify() {
+      notified = true;
       wakeIdle?.();
     },
     get idle() {
