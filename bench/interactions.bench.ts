@@ -10,7 +10,7 @@
  */
 import { Agent, request } from 'node:http';
 import { io } from 'socket.io-client';
-import { startServiceProcess, type BenchSection } from './lib.js';
+import { openLoad, percentile as pct, startServiceProcess, type BenchSection } from './lib.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
 
 const PNID = 'BENCH-PNID';
@@ -40,12 +40,6 @@ function post(url: string, body: string): Promise<number> {
   });
 }
 
-const pct = (values: number[], p: number) => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-
 /**
  * Posts `rate` events/s for `seconds` from 2,000 senders (`senderPrefix` + 6 digits) to `server` and measures
  * them on a socket connected to `socketServer` (default the same instance).
@@ -66,31 +60,21 @@ export async function runAtRate(server: { baseUrl: string }, token: string, rate
   let non200 = 0;
   const url = `${server.baseUrl}/api/interactions/webhooks/communications`;
   const total = rate * seconds;
-  const started = performance.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+  const { achievedRate } = await openLoad(rate, total, async (i) => {
     const id = `wamid.${tag}.${i}`;
     const body = JSON.stringify(whatsAppMessage({ phoneNumberId: PNID }, { from: `${senderPrefix}${String(100_000 + (i % 2000))}`, id, text: `bench ${i}` }));
     const t0 = performance.now();
     sentAt.set(id, t0);
-    inflight.push(
-      post(url, body).then((status) => {
-        accept.push(performance.now() - t0);
-        if (status !== 200) non200++;
-      }),
-    );
-  }
-  await Promise.all(inflight);
-  const sendSeconds = (performance.now() - started) / 1000;
+    const status = await post(url, body);
+    accept.push(performance.now() - t0);
+    if (status !== 200) non200++;
+  });
   const deadline = performance.now() + 15_000;
   while (socketLatency.length < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   socket.disconnect();
   return {
     targetRate: rate,
-    achievedRate: total / sendSeconds,
+    achievedRate,
     acceptP50: pct(accept, 50),
     acceptP99: pct(accept, 99),
     socketP50: pct(socketLatency, 50),

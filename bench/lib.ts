@@ -260,6 +260,30 @@ export async function measure(opts: MeasureOptions): Promise<Measurement> {
   };
 }
 
+/** The `p`th percentile (0–100) of `values` by nearest rank; NaN when there are none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/**
+ * An open load: calls `fire(i)` for i = 0..count-1 at `rate` per second on schedule, whatever the earlier
+ * calls' answers (a slow answer does not slow the load, as with real clients), and resolves once every
+ * call settled, with the achieved rate (calls per second over the time to settle them all).
+ */
+export async function openLoad(rate: number, count: number, fire: (i: number) => Promise<void>): Promise<{ achievedRate: number }> {
+  const started = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(fire(i));
+  }
+  await Promise.all(inflight);
+  return { achievedRate: count / ((performance.now() - started) / 1000) };
+}
+
 /** A markdown table of measurements with each req/s as a ratio of `baseline` (a title in the list). */
 export function table(measurements: Measurement[], baseline?: string): string {
   const base = measurements.find((m) => m.title === baseline)?.requestsPerSecond;

@@ -7,7 +7,7 @@
  * run. The service runs in its own process.
  */
 import { Agent, request } from 'node:http';
-import { measure, startServiceProcess, table, type BenchSection } from './lib.js';
+import { measure, openLoad, percentile as pct, startServiceProcess, table, type BenchSection } from './lib.js';
 import { startProviderSimulator } from '../sim/communications/provider.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
 
@@ -26,40 +26,26 @@ function send(url: string, token: string, body: string): Promise<{ status: numbe
   });
 }
 
-const pct = (values: number[], p: number) => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 const now = () => performance.timeOrigin + performance.now();
 
 /**
- * Sends `count` text messages at `rate` per second, on schedule whatever the answers (an open load: a
- * slow answer does not slow the senders), and resolves once every answer came: API latencies in ms,
- * when each message was requested (epoch ms, by its text), the answers other than 202, the achieved rate.
+ * Sends `count` text messages at `rate` per second (`openLoad`) and resolves once every answer came: API
+ * latencies in ms, when each message was requested (epoch ms, by its text), the answers other than 202,
+ * the achieved rate.
  */
 async function paced(rate: number, count: number, nth: (i: number) => { url: string; text: string }, token: string) {
   const requestedAt = new Map<string, number>();
   const api: number[] = [];
   let non202 = 0;
-  const started = performance.now();
-  const inflight: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+  const { achievedRate } = await openLoad(rate, count, async (i) => {
     const { url, text } = nth(i);
     const t0 = performance.now();
     requestedAt.set(text, now());
-    inflight.push(
-      send(url, token, JSON.stringify({ body: text })).then((r) => {
-        api.push(performance.now() - t0);
-        if (r.status !== 202) non202++;
-      }),
-    );
-  }
-  await Promise.all(inflight);
-  return { api, requestedAt, non202, accepted: count - non202, achieved: count / ((performance.now() - started) / 1000) };
+    const r = await send(url, token, JSON.stringify({ body: text }));
+    api.push(performance.now() - t0);
+    if (r.status !== 202) non202++;
+  });
+  return { api, requestedAt, non202, accepted: count - non202, achieved: achievedRate };
 }
 
 export async function run(): Promise<BenchSection> {

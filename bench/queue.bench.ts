@@ -8,7 +8,7 @@
 import pino from 'pino';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import { createQueue, transaction, type Queue } from '../src/platform/queue/queue.js';
-import { throwawayDatabase, type BenchSection } from './lib.js';
+import { openLoad, percentile, throwawayDatabase, type BenchSection } from './lib.js';
 
 interface BenchJobs {
   'bench.throughput': { n: number };
@@ -18,11 +18,6 @@ interface BenchJobs {
 const now = () => performance.timeOrigin + performance.now();
 const PRODUCERS = 16;
 const WORKERS = 8;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-}
 
 export async function run(): Promise<BenchSection> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -58,15 +53,8 @@ export async function run(): Promise<BenchSection> {
     // Latency: a steady 50 jobs/s, each in its own transaction, woken after commit.
     const rate = 50;
     const latencyStart = now();
-    const sends: Promise<void>[] = [];
-    for (let i = 0; i < rate * Math.min(seconds, 10); i++) {
-      const due = latencyStart + (i * 1000) / rate;
-      const wait = due - now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      sends.push(transaction(database.db, async (tx) => void (await queue.enqueue(tx, 'bench.latency', { sentAt: now() }))));
-    }
-    await Promise.all(sends);
-    const expected = sends.length;
+    const expected = rate * Math.min(seconds, 10);
+    await openLoad(rate, expected, () => transaction(database.db, async (tx) => void (await queue.enqueue(tx, 'bench.latency', { sentAt: now() }))));
     while (latencies.length < expected && now() < latencyStart + 120_000) await new Promise((r) => setTimeout(r, 20));
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);

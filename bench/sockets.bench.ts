@@ -5,16 +5,10 @@
  * (fan-out latency), with the service's RSS before and after connecting. The clients share this process.
  */
 import { io, type Socket } from 'socket.io-client';
-import { rssOfProcess, startServiceProcess, type BenchSection } from './lib.js';
+import { percentile as pct, rssOfProcess, startServiceProcess, type BenchSection } from './lib.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
 
 const PNID = 'BENCH-PNID';
-
-const pct = (values: number[], p: number) => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 
 export async function run(): Promise<BenchSection> {
   const count = Number(process.env.BENCH_SOCKETS ?? 2000);
