@@ -2,7 +2,7 @@
  * Drizzle queries of inbound intake, one by one inside the worker's transaction: opening conversations,
  * stub messages and delivery statuses (the batch statement of messages is inbound-message.repository.ts).
  */
-import { and, eq, lte, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, lt, or, sql } from 'drizzle-orm';
 import { preparedIn, type Db } from '../../db/client.js';
 import { conversation } from './conversation.table.js';
 import { message } from './message.table.js';
@@ -70,7 +70,10 @@ const STATUS_COLUMN = { sent: 'sentAt', delivered: 'deliveredAt', read: 'readAt'
 
 /**
  * Records `status` at `at` on message `id`: the step's own time is kept (first one wins), and the current
- * status only moves to a higher rank, so arrival order never matters.
+ * status only moves to a higher rank, so arrival order never matters. Returns the row when the status
+ * moved, the step's time was first recorded or `errors` were given; undefined when the status changes
+ * nothing (a repeated status, such as the platform's `sent` after its answer was recorded), so nobody is
+ * told of a change that did not happen.
  */
 export async function applyStatus(db: Db, id: number, status: DeliveryStatus, at: Date, errors: unknown[] | null): Promise<MessageRow | undefined> {
   const rank = STATUS_RANK[status];
@@ -83,7 +86,7 @@ export async function applyStatus(db: Db, id: number, status: DeliveryStatus, at
       statusRank: sql`greatest(${message.statusRank}, ${rank})`,
       ...(errors !== null ? { errors } : {}),
     })
-    .where(eq(message.id, id))
+    .where(errors !== null ? eq(message.id, id) : and(eq(message.id, id), or(lt(message.statusRank, rank), isNull(column))))
     .returning();
   return row;
 }

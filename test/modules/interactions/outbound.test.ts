@@ -10,7 +10,7 @@ import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factorie
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { connectSocket, listen, waitFor } from '../../helpers/interactions.js';
 import { fixture } from '../../helpers/platform-payloads.js';
-import { metaMessage, whatsAppMessage, whatsAppTemplateReview } from '../../../sim/communications/payloads.js';
+import { metaMessage, whatsAppMessage, whatsAppStatus, whatsAppTemplateReview } from '../../../sim/communications/payloads.js';
 import { mediaBytes, startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 
 type Row = Record<string, unknown>;
@@ -181,6 +181,28 @@ describe('sending every kind', () => {
       await waitFor(() => events.some((e) => e.name === 'interaction.message.status' && e.payload.message_id === id && e.payload.status === 'read'));
       expect(events.some((e) => e.name === 'interaction.message.created' && e.payload.message.id === id)).toBe(true);
     } finally {
+      socket.disconnect();
+    }
+  });
+
+  it('announces nothing for a status that changes nothing: the platform\'s `sent` after its answer was recorded', async () => {
+    const { socket, events } = await connectSocket(baseUrl, { token });
+    sim.setWebhookTarget(null); // this test posts the platform's statuses itself, after the answer is recorded
+    try {
+      const id = (await sendKind('text', { body: 'sent twice' })).json().id as number;
+      const sent = await waitFor(async () => {
+        const row = await messageOf(id);
+        return row.status === 'sent' ? row : undefined;
+      });
+      const wamid = sent.external_message_id as string;
+      await webhook(whatsAppStatus({ phoneNumberId: 'PN-OUT' }, { messageId: wamid, recipient: PHONE, status: 'sent' }));
+      await webhook(whatsAppStatus({ phoneNumberId: 'PN-OUT' }, { messageId: wamid, recipient: PHONE, status: 'delivered' }));
+      await waitFor(() => events.some((e) => e.name === 'interaction.message.status' && e.payload.message_id === id && e.payload.status === 'delivered'));
+      const steps = events.filter((e) => e.name === 'interaction.message.status' && e.payload.message_id === id).map((e) => e.payload.status);
+      expect(steps).toEqual(['sent', 'delivered']);
+      expect(await messageOf(id)).toMatchObject({ status: 'delivered', sent_at: sent.sent_at });
+    } finally {
+      sim.setWebhookTarget(baseUrl);
       socket.disconnect();
     }
   });
