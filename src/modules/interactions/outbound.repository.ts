@@ -9,6 +9,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { preparedIn, type Db } from '../../db/client.js';
 import { rowFromJson } from '../../db/json-row.js';
+import { isUniqueViolation } from '../../db/db-errors.js';
 import { conversation } from './conversation.table.js';
 import { message } from './message.table.js';
 import type { ConversationRow, MessageRow } from './conversation.mapper.js';
@@ -175,14 +176,25 @@ export interface Acceptance {
  * no longer pending is absent) by id. A status webhook that arrived before the platform's answer left a
  * stub under the provider's id: its steps are carried over (the higher status wins) and the stub removed,
  * so the message keeps one row and its full delivery history.
+ *
+ * A status webhook recorded at the same moment can insert its stub after this statement read the table:
+ * the statement then fails on the platform id's uniqueness (once that stub is committed) and changes
+ * nothing, so it runs again, and then folds the stub. Only after `ACCEPTANCE_ATTEMPTS` such failures
+ * is the error thrown (the send attempt then fails and is retried, with the same idempotency key).
  */
 export async function recordAcceptances(db: Db, accepted: readonly Acceptance[]): Promise<Map<number, MessageRow>> {
-  const rows = await preparedIn<{ id: number; status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown }>(
-    db,
-    'interactions_record_acceptances',
-    RECORD_ACCEPTANCES,
-    [accepted.map((a) => a.message.id), accepted.map((a) => a.message.entityId), accepted.map((a) => a.providerMessageId), accepted.map((a) => a.at.toISOString()), STATUS_RANK.sent],
-  );
+  const values = [accepted.map((a) => a.message.id), accepted.map((a) => a.message.entityId), accepted.map((a) => a.providerMessageId), accepted.map((a) => a.at.toISOString()), STATUS_RANK.sent];
+  type Recorded = { id: number; status: MessageRow['status']; status_rank: number; sent_at: string | Date; delivered_at: string | Date | null; read_at: string | Date | null; failed_at: string | Date | null; errors: unknown };
+  let rows: Recorded[];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rows = await preparedIn<Recorded>(db, 'interactions_record_acceptances', RECORD_ACCEPTANCES, values);
+      break;
+    } catch (err) {
+      if (attempt < ACCEPTANCE_ATTEMPTS && isUniqueViolation(err, 'message_entity_id_external_message_id_uq')) continue;
+      throw err;
+    }
+  }
   const time = (v: string | Date | null) => (v === null ? null : new Date(v));
   const byId = new Map(accepted.map((a) => [a.message.id, a]));
   const recorded = new Map<number, MessageRow>();
@@ -192,6 +204,9 @@ export async function recordAcceptances(db: Db, accepted: readonly Acceptance[])
   }
   return recorded;
 }
+
+/** Runs of the acceptance statement before a stub inserted concurrently fails the send attempt. */
+const ACCEPTANCE_ATTEMPTS = 3;
 
 // One statement (no transaction round trips): each stub is deleted and folded in atomically.
 const RECORD_ACCEPTANCES = `
