@@ -180,7 +180,8 @@ export interface Acceptance {
  * A status webhook recorded at the same moment can insert its stub after this statement read the table:
  * the statement then fails on the platform id's uniqueness (once that stub is committed) and changes
  * nothing, so it runs again, and then folds the stub. Only after `ACCEPTANCE_ATTEMPTS` such failures
- * is the error thrown (the send attempt then fails and is retried, with the same idempotency key).
+ * is the error thrown (the send attempt then fails and is retried, with the same idempotency key). Give
+ * it the database, not a transaction: a failed statement would abort the transaction it ran in.
  */
 export async function recordAcceptances(db: Db, accepted: readonly Acceptance[]): Promise<Map<number, MessageRow>> {
   const values = [accepted.map((a) => a.message.id), accepted.map((a) => a.message.entityId), accepted.map((a) => a.providerMessageId), accepted.map((a) => a.at.toISOString()), STATUS_RANK.sent];
