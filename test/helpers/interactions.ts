@@ -47,6 +47,17 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
   }
 }
 
+/**
+ * The conversation of chat `externalChatId` as `GET /interactions/conversations` shows it to the holder of
+ * `token`, waiting up to `ms` for the inbox to open it (after an inbound webhook).
+ */
+export async function waitForConversation(app: App, token: string, externalChatId: string, ms = 5000): Promise<{ id: number } & Record<string, unknown>> {
+  return waitFor(async () => {
+    const res = await app.inject({ method: 'GET', url: `/interactions/conversations?q=${encodeURIComponent(externalChatId)}`, headers: { authorization: `Bearer ${token}` } });
+    return (res.json().data as ({ id: number; external_chat_id: string } & Record<string, unknown>)[]).find((c) => c.external_chat_id === externalChatId);
+  }, ms);
+}
+
 /** Records every published domain event of `names`. */
 export function captureEvents<K extends keyof DomainEventMap>(app: App, names: K[]): { name: K; payload: DomainEventMap[K] }[] {
   const seen: { name: K; payload: DomainEventMap[K] }[] = [];

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
-import { listen, waitFor } from '../../helpers/interactions.js';
+import { listen, waitFor, waitForConversation } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 import { startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 
@@ -33,10 +33,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a status webhook recorded while t
     token = await tokenFor(t.app, await makeMember(t.database.db, { entityId }));
     const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId: 'PN-RACE' }, { from: CUSTOMER, text: 'hola' }) });
     expect(res.statusCode).toBe(200);
-    conversationId = await waitFor(async () => {
-      const list = (await t.app.inject({ method: 'GET', url: `/interactions/conversations?q=${CUSTOMER}`, headers: bearer(token) })).json().data as Row[];
-      return list[0]?.id as number | undefined;
-    });
+    conversationId = (await waitForConversation(t.app, token, CUSTOMER)).id;
     // The platform posts its `sent` as soon as it answers; the answer's record waits half a second.
     sim.setWebhookTarget(baseUrl, ['sent']);
     await t.database.executeSql(`create or replace function hold_acceptance() returns trigger language plpgsql as $$

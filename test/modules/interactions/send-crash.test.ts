@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js'
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
-import { waitFor } from '../../helpers/interactions.js';
+import { waitFor, waitForConversation } from '../../helpers/interactions.js';
 import { startService, type ServiceProcess } from '../../helpers/service-process.js';
 import { startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
@@ -62,10 +62,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('sending after a crash (SIGKILL) b
       body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-CRASH' }, { from: CUSTOMER, text: '¿Tienen envío?' })),
     });
     expect(webhook.status).toBe(200);
-    const conversation = await waitFor(async () => {
-      const res = await t.app.inject({ method: 'GET', url: `/api/interactions/conversations?q=${CUSTOMER}`, headers: bearer(token) });
-      return (res.json().data as Row[])[0];
-    }, 10_000);
+    const conversation = await waitForConversation(t.app, token, CUSTOMER, 10_000);
 
     sim.failNext('accept_and_hang', 1);
     const sent = await fetch(`${first.baseUrl}/api/interactions/conversations/${conversation.id}/messages/text`, {
