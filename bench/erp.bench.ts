@@ -51,7 +51,11 @@ export async function run(): Promise<BenchSection> {
     }
     // A customer writes in, so that there is a conversation to open the catalog in.
     const inbound = whatsAppMessage({ phoneNumberId: demo.interactions.phoneNumberId }, { from: '50255500001', text: '¿Tienen café?' });
-    await fetch(`${server.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inbound) });
+    await fetch(`${server.baseUrl}/api/interactions/webhooks/communications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(inbound),
+    });
     let conversationId: number | undefined;
     for (let i = 0; i < 100 && conversationId === undefined; i++) {
       const conversations = (await (await fetch(`${server.baseUrl}/interactions/conversations`, { headers })).json()) as { data: { id: number }[] };
@@ -94,7 +98,11 @@ export async function run(): Promise<BenchSection> {
       ].join('\n'),
       checks: [
         { name: 'catalog memory hits >= 90% of GET /api/permissions/me req/s', ok: ratio >= 0.9 && clean, detail: `${(ratio * 100).toFixed(0)}%` },
-        { name: 'conversation catalog/products?q= from memory >= 90% of GET /api/permissions/me req/s', ok: productRatio >= 0.9 && clean, detail: `${(productRatio * 100).toFixed(0)}%` },
+        {
+          name: 'conversation catalog/products?q= from memory >= 90% of GET /api/permissions/me req/s',
+          ok: productRatio >= 0.9 && clean,
+          detail: `${(productRatio * 100).toFixed(0)}%`,
+        },
       ],
     };
   } finally {

@@ -6,7 +6,7 @@
  */
 import { startServer } from './lib.js';
 import { createDirectoryService } from '../src/modules/identity/index.js';
-import { entityChannelAccount } from '../src/modules/interactions/entity-channel-account.table.js';
+import { entityChannelAccount } from '../src/modules/interactions/model/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 export const BENCH_PHONE_NUMBER_ID = 'BENCH-PNID';
@@ -22,7 +22,10 @@ const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench' });
 const user = await dir.upsertUser({ email: `bench-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
 await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench' });
-await db.insert(entityChannelAccount).values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: BENCH_PHONE_NUMBER_ID, displayName: 'Bench' }).onConflictDoNothing();
+await db
+  .insert(entityChannelAccount)
+  .values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: BENCH_PHONE_NUMBER_ID, displayName: 'Bench' })
+  .onConflictDoNothing();
 const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
 const token = (await server.app.ctx.tokens.sign(claimsFor(principal!))).token;
 process.stdout.write(JSON.stringify({ baseUrl: server.baseUrl, token, kind: server.kind }) + '\n');

@@ -44,7 +44,15 @@ function post(url: string, body: string): Promise<number> {
  * Posts `rate` events/s for `seconds` from 2,000 senders (`senderPrefix` + 6 digits) to `server` and measures
  * them on a socket connected to `socketServer` (default the same instance).
  */
-export async function runAtRate(server: { baseUrl: string }, token: string, rate: number, seconds: number, tag: string, senderPrefix = '50255', socketServer: { baseUrl: string } = server): Promise<RunStats> {
+export async function runAtRate(
+  server: { baseUrl: string },
+  token: string,
+  rate: number,
+  seconds: number,
+  tag: string,
+  senderPrefix = '50255',
+  socketServer: { baseUrl: string } = server,
+): Promise<RunStats> {
   const socket = io(`${socketServer.baseUrl}/interactions`, { transports: ['websocket'], auth: { token }, forceNew: true });
   await new Promise((resolve, reject) => {
     socket.once('interaction.ready', resolve);

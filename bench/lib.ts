@@ -127,7 +127,10 @@ export async function startServiceProcess<T>(childScript: URL, env: Record<strin
  * Spawns Node.js with `args` (plus `--cpu-prof` into `BENCH_CPU_PROF=<dir>` when set); `stop()` sends
  * SIGTERM and waits for the exit, so a CPU profile is written before it resolves.
  */
-function spawnNode(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; stdout: 'pipe' | 'inherit' }): { child: ChildProcess; stop: () => Promise<void> } {
+function spawnNode(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; stdout: 'pipe' | 'inherit' },
+): { child: ChildProcess; stop: () => Promise<void> } {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', options.stdout, 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -178,10 +181,18 @@ export interface ProductionService {
  * holds the embedded database). Resolves once `/readyz` answers 200. `BENCH_CPU_PROF=<dir>` writes a V8
  * CPU profile of the process there.
  */
-export async function startProductionService(env: { DATABASE_URL?: string | undefined; DATA_DIR?: string }): Promise<ProductionService> {
+export async function startProductionService(
+  env: { DATABASE_URL?: string | undefined; DATA_DIR?: string },
+  /**
+   * A bench/*.child.ts to run instead of dist/main.js (through tsx): one that starts the same build from
+   * dist/ the same way and adds benchmark-only routes (records-server.child.ts).
+   */
+  childScript?: URL,
+): Promise<ProductionService> {
   await productionBuild();
   const port = await freePort();
-  const { child, stop } = spawnNode(['--enable-source-maps', 'dist/main.js'], {
+  const entry = childScript ? ['--import', 'tsx', fileURLToPath(childScript)] : ['dist/main.js'];
+  const { child, stop } = spawnNode(['--enable-source-maps', ...entry], {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH,
@@ -189,6 +200,8 @@ export async function startProductionService(env: { DATABASE_URL?: string | unde
       ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : { DATA_DIR: env.DATA_DIR }),
       JWT_SECRET: BENCH_SECRETS.jwtSecret,
       ERP_SESSION_ENCRYPTION_KEY: BENCH_SECRETS.erpSessionEncryptionKey,
+      // Required in production; these benchmarks post no webhook.
+      COMMUNICATIONS_WEBHOOK_APP_SECRET: 'bench-webhook-app-secret',
       HOST: '127.0.0.1',
       PORT: String(port),
       LOG_LEVEL: 'warn',
@@ -198,7 +211,10 @@ export async function startProductionService(env: { DATABASE_URL?: string | unde
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`dist/main.js exited with ${child.exitCode} before it was ready`);
-    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (attempt > 600) throw new Error('dist/main.js was not ready after 60 s');
     await new Promise((r) => setTimeout(r, 100));

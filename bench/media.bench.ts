@@ -31,17 +31,28 @@ async function fiveMegabyteJpeg(seed: number): Promise<Buffer> {
       x = (x * 1103515245 + 12345) >>> 0;
       noise[i] = x >>> 24;
     }
-    const jpeg = await sharp(noise, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).withMetadata({ orientation: 6 }).toBuffer();
+    const jpeg = await sharp(noise, { raw: { width, height, channels: 3 } })
+      .jpeg({ quality: 92 })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     if (jpeg.length <= MAX_BYTES && jpeg.length > MAX_BYTES * 0.9) return jpeg;
-    height = Math.floor(height * (MAX_BYTES * 0.95) / jpeg.length);
+    height = Math.floor((height * (MAX_BYTES * 0.95)) / jpeg.length);
   }
 }
 
 const optimizeDirectly = (file: Buffer) =>
-  sharp(file, { autoOrient: true }).resize(1600, 1600, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' }).jpeg({ quality: 80, mozjpeg: true }).toBuffer();
+  sharp(file, { autoOrient: true })
+    .resize(1600, 1600, { fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#ffffff' })
+    .jpeg({ quality: 80, mozjpeg: true })
+    .toBuffer();
 
 async function login(baseUrl: string): Promise<string> {
-  const res = await fetch(`${baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'admin123', entity_id: 1 }) });
+  const res = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'admin123', entity_id: 1 }),
+  });
   if (!res.ok) throw new Error(`login answered ${res.status}`);
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -49,9 +60,16 @@ async function login(baseUrl: string): Promise<string> {
 /** Presigns and uploads `file`; returns its media id. */
 async function upload(baseUrl: string, token: string, file: Buffer, n: number): Promise<number> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const presign = await fetch(`${baseUrl}/api/media/presign-upload`, { method: 'POST', headers, body: JSON.stringify({ file_name: `photo-${n}.jpg`, content_type: 'image/jpeg', size: file.length }) });
+  const presign = await fetch(`${baseUrl}/api/media/presign-upload`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ file_name: `photo-${n}.jpg`, content_type: 'image/jpeg', size: file.length }),
+  });
   if (!presign.ok) throw new Error(`presign answered ${presign.status}: ${await presign.text()}`);
-  const { media, upload: target } = (await presign.json()) as { media: { id: number }; upload: { url: string; method: string; headers: Record<string, string> } };
+  const { media, upload: target } = (await presign.json()) as {
+    media: { id: number };
+    upload: { url: string; method: string; headers: Record<string, string> };
+  };
   const put = await fetch(target.url, { method: target.method, headers: target.headers, body: file });
   await put.arrayBuffer();
   if (!put.ok) throw new Error(`upload answered ${put.status}`);
@@ -121,7 +139,11 @@ export async function run(): Promise<BenchSection> {
     const ratio = serviceRate / directRate;
     const totalMb = files.reduce((n, f) => n + f.length, 0) / 2 ** 20;
     const markdown = [
-      `Load average at start: ${loadavg().map((n) => n.toFixed(1)).join(' / ')} on ${availableParallelism()} cores (shared machine). Database: ${own.url ? 'PostgreSQL' : 'embedded PGlite'}; store: embedded local disk.`,
+      `Load average at start: ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(
+          ' / ',
+        )} on ${availableParallelism()} cores (shared machine). Database: ${own.url ? 'PostgreSQL' : 'embedded PGlite'}; store: embedded local disk.`,
       `${FILES} distinct JPEGs (${totalMb.toFixed(1)} MB in all, each ≤ 5 MB, EXIF orientation 6) uploaded at once through presign, PUT, finalize; the service (\`node dist/main.js\`) processes them inline.`,
       '',
       '| measure | value |',

@@ -5,7 +5,7 @@
  */
 import { startServer } from './lib.js';
 import { createDirectoryService } from '../src/modules/identity/index.js';
-import { entityChannelAccount } from '../src/modules/interactions/entity-channel-account.table.js';
+import { entityChannelAccount } from '../src/modules/interactions/model/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 const server = await startServer({
@@ -19,7 +19,10 @@ const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench outbound' });
 const user = await dir.upsertUser({ email: `bench-out-${Date.now()}@example.com`, name: 'Agent', password: 'bench-password' });
 await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Agent' });
-await db.insert(entityChannelAccount).values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: 'BENCH-OUT', displayName: 'Bench' }).onConflictDoNothing();
+await db
+  .insert(entityChannelAccount)
+  .values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: 'BENCH-OUT', displayName: 'Bench' })
+  .onConflictDoNothing();
 const principal = await server.app.ctx.authenticator.principalFor(user.id, entity.id, 'web');
 const token = (await server.app.ctx.tokens.sign(claimsFor(principal!))).token;
 process.stdout.write(JSON.stringify({ baseUrl: server.baseUrl, token, kind: server.kind }) + '\n');

@@ -16,11 +16,15 @@ const API_KEY = 'bench-communications-key';
 
 function send(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', () => resolve({ status: 0, text: '' }));
     req.end(body);
   });
@@ -59,21 +63,39 @@ export async function run(): Promise<BenchSection> {
     // 100 customers write first (the service window is open), then agents answer them.
     const chats = Array.from({ length: 100 }, (_, i) => `5025577${String(i).padStart(4, '0')}`);
     for (const from of chats) {
-      await fetch(`${baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'BENCH-OUT' }, { from, text: 'hola' })) });
+      await fetch(`${baseUrl}/api/interactions/webhooks/communications`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'BENCH-OUT' }, { from, text: 'hola' })),
+      });
     }
     let conversations: number[] = [];
     for (let i = 0; i < 100 && conversations.length < chats.length; i++) {
-      const res = (await (await fetch(`${baseUrl}/api/interactions/conversations?limit=100`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { id: number }[] };
+      const res = (await (await fetch(`${baseUrl}/api/interactions/conversations?limit=100`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+        data: { id: number }[];
+      };
       conversations = res.data.map((c) => c.id);
       if (conversations.length < chats.length) await new Promise((r) => setTimeout(r, 100));
     }
 
-    const baseline = await measure({ title: 'GET /api/permissions/me (auth-only baseline)', url: `${baseUrl}/api/permissions/me`, headers: { authorization: `Bearer ${token}` }, connections: 50, warmupSeconds: 2 });
+    const baseline = await measure({
+      title: 'GET /api/permissions/me (auth-only baseline)',
+      url: `${baseUrl}/api/permissions/me`,
+      headers: { authorization: `Bearer ${token}` },
+      connections: 50,
+      warmupSeconds: 2,
+    });
 
     const rate = Number(process.env.BENCH_OUTBOUND_RATE ?? 200);
     const seconds = Number(process.env.BENCH_OUTBOUND_SECONDS ?? 20);
     const warmupSeconds = Number(process.env.BENCH_OUTBOUND_WARMUP_SECONDS ?? 3);
-    const sendAt = (label: string, count: number) => paced(rate, count, (i) => ({ url: `${baseUrl}/api/interactions/conversations/${conversations[i % conversations.length]}/messages/text`, text: `${label} ${i}` }), token);
+    const sendAt = (label: string, count: number) =>
+      paced(
+        rate,
+        count,
+        (i) => ({ url: `${baseUrl}/api/interactions/conversations/${conversations[i % conversations.length]}/messages/text`, text: `${label} ${i}` }),
+        token,
+      );
     // The same load first, discarded: a long-running service has long compiled its send path, prepared its
     // statements on every pooled connection and started its send worker, which the first sends would pay.
     let warmup = '';
@@ -114,7 +136,11 @@ export async function run(): Promise<BenchSection> {
       checks: [
         { name: `API p99 < 50 ms at ${rate} sends/s`, ok: pct(api, 99) < 50, detail: `${pct(api, 99).toFixed(1)} ms` },
         { name: 'send-to-provider p99 < 250 ms', ok: pct(toProvider, 99) < 250, detail: `${pct(toProvider, 99).toFixed(1)} ms` },
-        { name: 'every message delivered once, no duplicates', ok: duplicates === 0 && delivered === total && non202 === 0, detail: `delivered ${delivered}/${total}, duplicates ${duplicates}, non-202 ${non202}` },
+        {
+          name: 'every message delivered once, no duplicates',
+          ok: duplicates === 0 && delivered === total && non202 === 0,
+          detail: `delivered ${delivered}/${total}, duplicates ${duplicates}, non-202 ${non202}`,
+        },
       ],
     };
   } finally {

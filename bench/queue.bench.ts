@@ -7,7 +7,8 @@
  */
 import pino from 'pino';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
-import { createQueue, transaction, type Queue } from '../src/platform/queue/queue.js';
+import { createQueue, type Queue } from '../src/platform/queue/queue.js';
+import { transaction } from '../src/platform/transactions/transaction.js';
 import { openLoad, percentile, throwawayDatabase, type BenchSection } from './lib.js';
 
 interface BenchJobs {
@@ -71,7 +72,11 @@ export async function run(): Promise<BenchSection> {
       markdown,
       checks: [
         { name: `enqueue-to-handler p99 < 250 ms at ${rate} jobs/s`, ok: p99 < 250, detail: `${p99.toFixed(1)} ms` },
-        { name: 'every enqueued job was handled', ok: handled === enqueued && latencies.length === expected, detail: `${handled + latencies.length}/${enqueued + expected}` },
+        {
+          name: 'every enqueued job was handled',
+          ok: handled === enqueued && latencies.length === expected,
+          detail: `${handled + latencies.length}/${enqueued + expected}`,
+        },
       ],
     };
   } finally {

@@ -20,7 +20,10 @@ export async function run(): Promise<BenchSection> {
   let alone: RunStats[];
   try {
     await runAtRate(single.ready, single.ready.token, 250, 4, 'warmup-single', '50256');
-    alone = [await runAtRate(single.ready, single.ready.token, 500, seconds / 2, 'single0', '50255'), await runAtRate(single.ready, single.ready.token, 500, seconds / 2, 'single1', '50254')];
+    alone = [
+      await runAtRate(single.ready, single.ready.token, 500, seconds / 2, 'single0', '50255'),
+      await runAtRate(single.ready, single.ready.token, 500, seconds / 2, 'single1', '50254'),
+    ];
   } finally {
     await single.stop();
   }

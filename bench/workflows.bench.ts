@@ -6,7 +6,7 @@
  * p99). Honours DATABASE_URL (PostgreSQL).
  */
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
-import { transaction } from '../src/platform/queue/queue.js';
+import { transaction } from '../src/platform/transactions/transaction.js';
 import { compileFilters, evaluate, type FilterNode } from '../src/modules/workflows/filter-engine.js';
 import { caseInsensitiveFields } from '../src/modules/workflows/field-registry.js';
 import { createTriggerMatcher } from '../src/modules/workflows/trigger-matcher.js';
@@ -85,11 +85,29 @@ export async function run(): Promise<BenchSection> {
         const filters: FilterNode[] = [
           { field: 'trigger.message_text', operator: 'contains', value: i % 100 === 0 ? 'precio' : `palabra${i}` },
           { field: 'trigger.channel_type_code', operator: 'in', value: ['chatapp_api', 'social_dm'] },
-          { any: [{ field: 'trigger.assignment_status', operator: 'eq', value: 'unassigned' }, { field: 'trigger.is_first_message', operator: 'eq', value: true }] },
+          {
+            any: [
+              { field: 'trigger.assignment_status', operator: 'eq', value: 'unassigned' },
+              { field: 'trigger.is_first_message', operator: 'eq', value: true },
+            ],
+          },
         ];
         const wf = await repo.insertWorkflow(tx, { entityId: busy, name: `Workflow ${i}`, enabled: true, version: 1 });
-        await repo.insertVersion(tx, { entityId: busy, workflowId: wf.id, version: 1, definition: { trigger: { trigger_type: 'message.inbound', preset_code: null, filters }, steps: [{ key: 'n', action: 'add_note', text: 'x' }] } });
-        await repo.saveTrigger(tx, { entityId: busy, workflowId: wf.id, triggerType: 'message.inbound', presetCode: null, filters, enabled: true, nextRunAt: null });
+        await repo.insertVersion(tx, {
+          entityId: busy,
+          workflowId: wf.id,
+          version: 1,
+          definition: { trigger: { trigger_type: 'message.inbound', preset_code: null, filters }, steps: [{ key: 'n', action: 'add_note', text: 'x' }] },
+        });
+        await repo.saveTrigger(tx, {
+          entityId: busy,
+          workflowId: wf.id,
+          triggerType: 'message.inbound',
+          presetCode: null,
+          filters,
+          enabled: true,
+          nextRunAt: null,
+        });
       }
     });
     const matcher = createTriggerMatcher({ db: database.db });
@@ -130,7 +148,11 @@ export async function run(): Promise<BenchSection> {
       title: 'Workflows: filter engine and trigger matching',
       markdown,
       checks: [
-        { name: 'filter engine ≥ 1M evaluations/s of a 5-filter AND on one core', ok: engine.compiled >= 1_000_000, detail: `${Math.round(engine.compiled).toLocaleString('en')}/s` },
+        {
+          name: 'filter engine ≥ 1M evaluations/s of a 5-filter AND on one core',
+          ok: engine.compiled >= 1_000_000,
+          detail: `${Math.round(engine.compiled).toLocaleString('en')}/s`,
+        },
         { name: 'matching against 1,000 workflows adds < 5 ms p99', ok: added < 5, detail: `+${added.toFixed(2)} ms p99` },
       ],
     };

@@ -44,7 +44,11 @@ const communications: DemoSimulator = {
 async function roundTrip(serviceUrl: string): Promise<void> {
   const from = '50255550999';
   provider.setWebhookTarget(serviceUrl);
-  const login = await fetch(`${serviceUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: 'admin123', entity_id: demoEntityId }) });
+  const login = await fetch(`${serviceUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'admin123', entity_id: demoEntityId }),
+  });
   if (!login.ok) throw new Error(`demo login answered ${login.status}`);
   const token = ((await login.json()) as { access_token: string }).access_token;
   const auth = { authorization: `Bearer ${token}` };
@@ -61,7 +65,9 @@ async function roundTrip(serviceUrl: string): Promise<void> {
   console.log(`round trip: customer +${from} wrote "¿Tienen entrega a domicilio?"`);
   let conversationId: number | undefined;
   for (let i = 0; i < 50 && conversationId === undefined; i++) {
-    const list = (await (await fetch(`${serviceUrl}/api/interactions/conversations?q=${from}`, { headers: auth })).json()) as { data: { id: number; external_chat_id: string }[] };
+    const list = (await (await fetch(`${serviceUrl}/api/interactions/conversations?q=${from}`, { headers: auth })).json()) as {
+      data: { id: number; external_chat_id: string }[];
+    };
     conversationId = list.data.find((c) => c.external_chat_id === from)?.id;
     if (conversationId === undefined) await new Promise((r) => setTimeout(r, 100));
   }
@@ -72,7 +78,11 @@ async function roundTrip(serviceUrl: string): Promise<void> {
       if (p.status === 'read') resolve();
     });
   });
-  const sent = await fetch(`${serviceUrl}/api/interactions/conversations/${conversationId}/messages/text`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ body: 'Sí, entregamos en toda la ciudad.' }) });
+  const sent = await fetch(`${serviceUrl}/api/interactions/conversations/${conversationId}/messages/text`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ body: 'Sí, entregamos en toda la ciudad.' }),
+  });
   console.log(`round trip: agent answered through the API (${sent.status})`);
   const [delivered] = await provider.waitForDeliveries(1, 10_000);
   console.log(`round trip: the customer's phone received ${JSON.stringify(delivered!.body)}`);

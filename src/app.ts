@@ -4,19 +4,24 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
-import type { Config } from './config.js';
+import { trustProxyOption, type Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { ResolvedSecrets } from './platform/secrets.js';
 import type { AppContext } from './platform/context.js';
 import { installErrorHandler } from './platform/http/error-handler.js';
 import { metricsPlugin } from './platform/http/metrics.js';
 import { inFlightPlugin } from './platform/http/in-flight.js';
+import { drainPlugin } from './platform/http/drain.js';
+import { limitConnectionsPerAddress } from './platform/http/connection-limits.js';
 import { openApiConventions } from './platform/http/openapi.js';
+import { contractCheck, type ContractViolation } from './platform/http/contract-check.js';
+import { passwordVerifications } from './platform/auth/password.js';
 import { authGuard } from './platform/auth/guard.js';
 import { createTokenService } from './platform/auth/jwt.js';
 import { createAuthenticator } from './platform/auth/authenticator.js';
@@ -34,9 +39,10 @@ import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
 import { Gauge } from 'prom-client';
+import { serializeRequest } from './platform/http/log-redaction.js';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 
-import { registerInteractionsModule } from './modules/interactions/index.js';
+import { createConversationAudience, registerInteractionsModule } from './modules/interactions/index.js';
 import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
@@ -52,6 +58,8 @@ export interface AppDeps {
   secrets: ResolvedSecrets;
   /** Shared Redis connection (rate limits, realtime adapter) when `REDIS_URL` is set. */
   redis?: Redis | undefined;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
   /** Start queue workers when the app is ready (default true). */
   startQueue?: boolean;
   /**
@@ -61,6 +69,11 @@ export interface AppDeps {
   prettyLogs?: boolean;
   /** The clock of workflow schedules and executions (tests inject one); default the system clock. */
   now?: () => Date;
+  /**
+   * With `HTTP_CONTRACT_CHECK` on: receives each response the OpenAPI document does not describe instead
+   * of that response becoming a 500 (the test suite collects them and fails the file).
+   */
+  onContractViolation?: (violation: ContractViolation) => void;
 }
 
 /** True when logs go to a terminal outside production: `npm start` and `npm run demo` then log through pino-pretty. */
@@ -70,6 +83,9 @@ export function wantsPrettyLogs(config: Pick<Config, 'nodeEnv'>, stdout: { isTTY
 
 /** Paths served without CORS: server-to-server webhooks (SPEC "Webhook and other endpoint authentication"). */
 const NO_CORS_PREFIXES = ['/api/interactions/webhooks/', '/api/interactions/forms/', '/api/payments/webhooks'];
+
+/** Methods a browser client may use across origins: every method the API has. */
+const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 export type App = FastifyInstance & { ctx: AppContext };
 
@@ -91,16 +107,37 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         ],
         censor: '[redacted]',
       },
+      serializers: { req: serializeRequest },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
       ...(deps.prettyLogs ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
     },
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req-${randomUUID()}`;
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
     bodyLimit: 1024 * 1024,
+    // drain.ts answers requests that arrive while closing (503 problem+json with Retry-After).
+    return503OnClosing: false,
+    // No socket is held forever (docs/operations.md "Security"): headers, the whole request and any
+    // silence on the socket are each bounded, and so are keep-alive sockets.
+    connectionTimeout: config.http.idleTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    maxRequestsPerSocket: config.http.maxRequestsPerSocket,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      // Node checks the header and request deadlines on this interval (30 s by default, which would let
+      // a short deadline run that much longer).
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2))),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (config.http.maxConnections > 0) app.server.maxConnections = config.http.maxConnections;
+  limitConnectionsPerAddress(app.server, {
+    maxPerAddress: config.http.maxConnectionsPerAddress,
+    onRefused: (address) => app.log.warn({ address, max: config.http.maxConnectionsPerAddress }, 'connection refused: too many open from one address'),
+  });
   if (config.tracing.enabled) {
     // First, so that it sees every route: a span per request (route, method, status), its handler inside.
     const otel = new FastifyOtelInstrumentation({ ignorePaths: ({ url }) => UNTRACED_PATHS.has(url), instrumentHooks: false });
@@ -110,7 +147,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const tokens = createTokenService(deps.secrets.jwtSecret);
   const identity = createIdentityService({ database: deps.database });
   const authenticator = createAuthenticator({ loadPrincipal: identity.loadPrincipal, tokens });
-  const queue = createQueue(deps.database, app.log, { runWorkers: deps.startQueue !== false, maintenanceIntervalSeconds: deps.config.queueMaintenanceIntervalSeconds });
+  const queue = createQueue(deps.database, app.log, {
+    runWorkers: deps.startQueue !== false,
+    maintenanceIntervalSeconds: deps.config.queueMaintenanceIntervalSeconds,
+  });
   const ctx: AppContext = {
     config,
     database: deps.database,
@@ -128,19 +168,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       activeMemberships: identity.activeMemberships,
       log: app.log,
       redis: deps.redis,
+      redisKeyPrefix: config.redisKeyPrefix,
       recoveryMs: config.realtimeRecoverySeconds * 1000,
     }),
   };
   app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);
   await app.register(inFlightPlugin);
+  await app.register(drainPlugin);
 
   app.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
   installErrorHandler(app);
+  if (config.http.contractCheck) await app.register(contractCheck, { onViolation: deps.onContractViolation });
   await app.register(metricsPlugin);
   ctx.queue.registerMetrics(app.metrics);
+  app.metrics.registerMetric(passwordVerifications);
   app.metrics.registerMetric(
     new Gauge({
       name: 'realtime_connected_sockets',
@@ -151,14 +195,29 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       },
     }),
   );
+  // `*` answers `Access-Control-Allow-Origin: *` without credentials; listed origins are matched exactly
+  // and may send credentials. An origin is never echoed blindly, and `null` never matches (config refuses it).
+  const anyOrigin = config.corsOrigins.includes('*');
   await app.register(cors, {
     delegator: (req, callback) => {
       const url = req.url ?? '';
-      if (config.corsOrigins.length === 0 || NO_CORS_PREFIXES.some((p) => url.startsWith(p))) {
+      // The visitor API answers CORS itself, for each website's allowed origins (web-channel.routes.ts).
+      if (config.corsOrigins.length === 0 || NO_CORS_PREFIXES.some((p) => url.startsWith(p)) || url.startsWith('/api/widget/')) {
         callback(null, { origin: false });
         return;
       }
-      callback(null, { origin: config.corsOrigins.includes('*') ? true : config.corsOrigins, credentials: true, exposedHeaders: ['ETag', 'Retry-After', 'x-request-id'] });
+      const origin = req.headers.origin;
+      if (!anyOrigin && (origin === undefined || !config.corsOrigins.includes(origin))) {
+        callback(null, { origin: false });
+        return;
+      }
+      callback(null, {
+        origin: anyOrigin ? '*' : origin,
+        credentials: !anyOrigin,
+        methods: CORS_METHODS,
+        exposedHeaders: ['ETag', 'Retry-After', 'x-request-id', 'Content-Disposition'],
+        maxAge: 600,
+      });
     },
   });
   await app.register(swagger, {
@@ -167,7 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       info: {
         title: 'crm-backend',
         version: '0.1.0',
-        description: 'Multi-company CRM backend. Every path listed bare is also served under /api.',
+        description: 'Multi-company CRM backend. Every bare path is also served, and listed, under /api (operationId prefixed `api`).',
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       // Relative: the document describes the server that serves it, wherever it is deployed.
@@ -180,6 +239,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(openApiConventions);
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Security headers on every response, /docs included: its CSP admits swagger-ui's own scripts and
+  // styles (served from /docs, plus the hashes of its inline ones) and nothing from elsewhere. Media
+  // responses set a stricter policy of their own (media.routes.ts, storage/local.routes.ts).
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", ...app.swaggerCSP.script],
+        styleSrc: ["'self'", ...app.swaggerCSP.style],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+  });
   await app.register(authGuard, { authenticator: ctx.authenticator });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await app.register(healthRoutes, { database: deps.database });
@@ -188,15 +268,32 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerPermissionsModule(app, ctx);
   await registerIdentityModule(app, ctx);
   const catalog = await registerCatalogsModule(app, ctx, erpModule);
-  await registerInvoicesModule(app, ctx, erpModule, identity);
+  const invoices = await registerInvoicesModule(app, ctx, erpModule, identity);
   const records = await registerRecordsModule(app, ctx, identity);
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
   const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
+  // Who hears which conversation on the sockets: members' current permissions (identity's resolution) and what they see (interactions).
+  ctx.realtime.useAudience(
+    createConversationAudience({
+      db: ctx.db,
+      permissionsOf: async (m) => (await ctx.authenticator.principalFor(m.userId, m.entityId, m.clientKind))?.permissions,
+    }),
+  );
   await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
-  await registerCommerceModule(app, ctx, { identity, erp: erpModule, catalog, conversations: interactions.automation, outbound: interactions.outbound, media: media.service }, { workers: deps.startQueue !== false });
-  await registerWorkflowsModule(app, ctx, { conversations: interactions.automation, records, identity }, { workers: deps.startQueue !== false, now: deps.now });
+  await registerCommerceModule(
+    app,
+    ctx,
+    { identity, erp: erpModule, catalog, conversations: interactions.automation, outbound: interactions.outbound, media: media.service },
+    { workers: deps.startQueue !== false },
+  );
+  await registerWorkflowsModule(
+    app,
+    ctx,
+    { conversations: interactions.automation, records, identity, invoices },
+    { workers: deps.startQueue !== false, now: deps.now },
+  );
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 

@@ -3,8 +3,10 @@
  * plus the platform's own). `loadConfig` reports every error at once; nothing else reads `process.env`.
  */
 
-export type ErpEnv = 'dev' | 'preview' | 'prod';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+import { isIP } from 'node:net';
+
+type ErpEnv = 'dev' | 'preview' | 'prod';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
   /** `production` refuses generated secrets and embedded fallbacks for them. */
@@ -26,6 +28,21 @@ export interface Config {
    */
   realtimeRecoverySeconds: number;
   /**
+   * Whether an instance applies migrations (and the job queue's schema) at start (`DATABASE_MIGRATE_ON_START`,
+   * default true). False for deployments that migrate in a release step (`npm run migrate`): the instance
+   * then waits up to `migrationWaitSeconds` (`DATABASE_MIGRATION_WAIT_SECONDS`, default 60) for the schema to
+   * be current and refuses to start otherwise.
+   */
+  migrateOnStart: boolean;
+  migrationWaitSeconds: number;
+  /**
+   * Shutdown on SIGTERM/SIGINT (docs/operations.md "Shutdown and rolling updates"): `delaySeconds`
+   * (`SHUTDOWN_DELAY_SECONDS`, default 0) keeps serving while `/readyz` already answers 503, so that load
+   * balancers stop routing here; `drainSeconds` (`SHUTDOWN_DRAIN_SECONDS`, default 25) bounds the whole stop:
+   * the process exits by then whatever is still running.
+   */
+  shutdown: { delaySeconds: number; drainSeconds: number };
+  /**
    * OpenTelemetry traces: on when `OTEL_EXPORTER_OTLP_ENDPOINT` (the OTLP/HTTP base URL spans are exported
    * to) is set, or `OTEL_TRACES_ENABLED=true` (spans go to a provider registered by the embedder, tests).
    */
@@ -34,13 +51,53 @@ export interface Config {
   /** HS256 key; `undefined` until `resolveSecrets` fills it (generated and persisted outside production). */
   jwtSecret: string | undefined;
   redisUrl: string | undefined;
+  /** Prefix of this deployment's Redis keys (REDIS_KEY_PREFIX, default `crm`): deployments sharing a Redis must differ. */
+  redisKeyPrefix: string;
   logLevel: LogLevel;
-  /** Allowed browser origins; empty means CORS is off. `*` allows any origin. */
+  /**
+   * Allowed browser origins; empty means CORS is off. `*` allows any origin without credentials; listed
+   * origins are echoed exactly, with credentials. `null` is refused at load.
+   */
   corsOrigins: string[];
-  /** Whether the service behind a proxy may trust X-Forwarded-* (rate limits use the client IP). */
-  trustProxy: boolean;
-  /** Login attempts allowed per window, per IP and per e-mail. */
+  /**
+   * Bounds of every HTTP connection (docs/operations.md "Security"), ms unless said: `headersTimeoutMs`
+   * to receive a request's headers, `requestTimeoutMs` its whole body, `idleTimeoutMs` of silence on a
+   * socket (a stalled body), `keepAliveTimeoutMs` an idle keep-alive socket is kept, `maxRequestsPerSocket`
+   * requests one keep-alive socket may carry, `maxConnections` sockets in all and `maxConnectionsPerAddress`
+   * from one client address (0: no cap).
+   */
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxRequestsPerSocket: number;
+    maxConnections: number;
+    maxConnectionsPerAddress: number;
+    /**
+     * `HTTP_CONTRACT_CHECK` (default false; the test setup and `.ci/run` turn it on): every response is
+     * checked against the OpenAPI document (its status declared for the route, an error as problem+json
+     * with a `code`); a violation is logged and answered 500 `contract_violation` (src/platform/http/contract-check.ts).
+     */
+    contractCheck: boolean;
+  };
+  /**
+   * Which proxies in front may set X-Forwarded-For (`TRUST_PROXY`): `false` (none, the default), the
+   * number of proxy hops, or their addresses/CIDRs (names `loopback`, `linklocal`, `uniquelocal` too).
+   * Never `true`: that takes the left-most address, which the client writes (docs/operations.md "Security").
+   */
+  trustProxy: false | number | string[];
+  /**
+   * Login attempts allowed per window (`LOGIN_RATE_LIMIT_MAX` per `LOGIN_RATE_LIMIT_WINDOW_SECONDS`), counted
+   * per (e-mail, client address) and per client address; never per e-mail alone.
+   */
   loginRateLimit: { max: number; windowMs: number };
+  /**
+   * The website chat's visitor API and `/widget` sockets (issue 32): requests per minute per client address
+   * (`WIDGET_RATE_LIMIT_PER_IP`) and per visitor (`WIDGET_RATE_LIMIT_PER_VISITOR`), in Redis when configured;
+   * the longest visitor text (`WIDGET_MAX_TEXT_LENGTH`, characters).
+   */
+  widget: { ratePerIp: number; ratePerVisitor: number; maxTextLength: number };
   erp: {
     env: ErpEnv;
     url: string;
@@ -64,8 +121,16 @@ export interface Config {
     devWebhookResyncEnabled: boolean;
     bootWebhookResyncEnabled: boolean;
     userWebhookResyncEnabled: boolean;
-    /** When set, inbound webhooks must carry a valid `X-Hub-Signature-256`. */
+    /** When set, inbound webhooks must carry a valid `X-Hub-Signature-256`; required in production. */
     webhookAppSecret: string | undefined;
+    /** Most events (messages, statuses, changes) one webhook request may carry (`COMMUNICATIONS_WEBHOOK_MAX_EVENTS`, default 1000); more answer 413. */
+    webhookMaxEvents: number;
+    /**
+     * Addresses (IPs or CIDRs) a communications base URL may resolve to although private or loopback
+     * (`COMMUNICATIONS_ALLOWED_ADDRESSES`). Unset: none in production, loopback (127.0.0.0/8, ::1) elsewhere,
+     * so that the simulator on 127.0.0.1 works for tests and `npm run demo`.
+     */
+    allowedAddresses: string[];
     /** Per-call timeout of the communications client, ms (COMMUNICATIONS_TIMEOUT_MS, default 10 000). */
     timeoutMs: number;
   };
@@ -78,6 +143,8 @@ export interface Config {
     webhookTimeoutMs: number;
     /** PEM file of extra certificate authorities webhook steps trust (`WORKFLOWS_WEBHOOK_CA_FILE`; a private CA on premises). */
     webhookCaFile: string | undefined;
+    /** Longest wait for the ERP when a trigger reads its `erp.*` fields, ms (`WORKFLOWS_ERP_FIELDS_TIMEOUT_MS`, default 2 000). */
+    erpFieldsTimeoutMs: number;
   };
   publicBaseUrl: string | undefined;
   objectStorage: {
@@ -101,6 +168,10 @@ export interface Config {
     originalRetentionDays: number;
     /** The ffmpeg executable (`MEDIA_FFMPEG_PATH`, default `ffmpeg` on the PATH). */
     ffmpegPath: string;
+    /** Bytes of uploads an entity may hold, declared sizes of its objects not failed (`MEDIA_QUOTA_BYTES_PER_ENTITY`; 0: no quota). */
+    quotaBytesPerEntity: number;
+    /** Uploads an entity may presign in 24 hours (`MEDIA_QUOTA_UPLOADS_PER_DAY`; 0: no quota). */
+    quotaUploadsPerDay: number;
   };
 }
 
@@ -129,6 +200,12 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, { min: 1, max: 1000 }),
     queueMaintenanceIntervalSeconds: read.int('QUEUE_MAINTENANCE_INTERVAL_SECONDS', 30, { min: 1, max: 3600 }),
     realtimeRecoverySeconds: read.int('REALTIME_RECOVERY_SECONDS', 120, { min: 0, max: 3600 }),
+    migrateOnStart: read.bool('DATABASE_MIGRATE_ON_START', true),
+    migrationWaitSeconds: read.int('DATABASE_MIGRATION_WAIT_SECONDS', 60, { min: 0, max: 3600 }),
+    shutdown: {
+      delaySeconds: read.int('SHUTDOWN_DELAY_SECONDS', 0, { min: 0, max: 300 }),
+      drainSeconds: read.int('SHUTDOWN_DRAIN_SECONDS', 25, { min: 1, max: 600 }),
+    },
     tracing: {
       enabled: otlpEndpoint !== undefined || read.bool('OTEL_TRACES_ENABLED', false),
       endpoint: otlpEndpoint,
@@ -137,12 +214,28 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: read.string('DATA_DIR') ?? './data',
     jwtSecret: read.string('JWT_SECRET'),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? 'crm',
     logLevel: read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     corsOrigins: read.list('CORS_ORIGINS'),
-    trustProxy: read.bool('TRUST_PROXY', false),
+    http: {
+      headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, { min: 100 }),
+      requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 300_000, { min: 100 }),
+      idleTimeoutMs: read.int('HTTP_IDLE_TIMEOUT_MS', 60_000, { min: 100 }),
+      keepAliveTimeoutMs: read.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, { min: 100 }),
+      maxRequestsPerSocket: read.int('HTTP_MAX_REQUESTS_PER_SOCKET', 1000, { min: 0 }),
+      maxConnections: read.int('HTTP_MAX_CONNECTIONS', 10_000, { min: 0 }),
+      maxConnectionsPerAddress: read.int('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 256, { min: 0 }),
+      contractCheck: read.bool('HTTP_CONTRACT_CHECK', false),
+    },
+    trustProxy: read.trustProxy('TRUST_PROXY'),
     loginRateLimit: {
       max: read.int('LOGIN_RATE_LIMIT_MAX', 10, { min: 1 }),
       windowMs: read.int('LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1 }) * 1000,
+    },
+    widget: {
+      ratePerIp: read.int('WIDGET_RATE_LIMIT_PER_IP', 600, { min: 1 }),
+      ratePerVisitor: read.int('WIDGET_RATE_LIMIT_PER_VISITOR', 120, { min: 1 }),
+      maxTextLength: read.int('WIDGET_MAX_TEXT_LENGTH', 4000, { min: 1, max: 65536 }),
     },
     erp: {
       env: erpEnv,
@@ -166,13 +259,16 @@ export function loadConfig(env: Env = process.env): Config {
       bootWebhookResyncEnabled: read.bool('COMMUNICATIONS_BOOT_WEBHOOK_RESYNC_ENABLED', false),
       userWebhookResyncEnabled: read.bool('COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED', false),
       webhookAppSecret: read.string('COMMUNICATIONS_WEBHOOK_APP_SECRET'),
+      webhookMaxEvents: read.int('COMMUNICATIONS_WEBHOOK_MAX_EVENTS', 1000, { min: 1, max: 100_000 }),
+      allowedAddresses: read.addressList('COMMUNICATIONS_ALLOWED_ADDRESSES') ?? (nodeEnv === 'production' ? [] : ['127.0.0.0/8', '::1']),
       timeoutMs: read.int('COMMUNICATIONS_TIMEOUT_MS', 10_000, { min: 100 }),
     },
     workflows: {
       maxDepth: read.int('WORKFLOWS_MAX_DEPTH', 5, { min: 1, max: 50 }),
-      webhookAllowedAddresses: read.list('WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES'),
+      webhookAllowedAddresses: read.addressList('WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES') ?? [],
       webhookTimeoutMs: read.int('WORKFLOWS_WEBHOOK_TIMEOUT_MS', 10_000, { min: 100 }),
       webhookCaFile: read.string('WORKFLOWS_WEBHOOK_CA_FILE'),
+      erpFieldsTimeoutMs: read.int('WORKFLOWS_ERP_FIELDS_TIMEOUT_MS', 2_000, { min: 100, max: 30_000 }),
     },
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
     objectStorage: {
@@ -190,6 +286,8 @@ export function loadConfig(env: Env = process.env): Config {
       pendingUploadTtlHours: read.int('MEDIA_PENDING_UPLOAD_TTL_HOURS', 24, { min: 1 }),
       originalRetentionDays: read.int('MEDIA_ORIGINAL_RETENTION_DAYS', 0, { min: 0 }),
       ffmpegPath: read.string('MEDIA_FFMPEG_PATH') ?? 'ffmpeg',
+      quotaBytesPerEntity: read.int('MEDIA_QUOTA_BYTES_PER_ENTITY', 20 * 1024 ** 3, { min: 0 }),
+      quotaUploadsPerDay: read.int('MEDIA_QUOTA_UPLOADS_PER_DAY', 5000, { min: 0 }),
     },
   };
 
@@ -199,10 +297,27 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.erp.sessionEncryptionKey !== undefined && decodeKey(config.erp.sessionEncryptionKey) === undefined) {
     problems.push('ERP_SESSION_ENCRYPTION_KEY: must be 32 bytes, as 64 hex characters or base64');
   }
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
+  for (const origin of config.corsOrigins) {
+    if (origin === '*') continue;
+    if (origin.toLowerCase() === 'null') {
+      problems.push('CORS_ORIGINS: "null" is never allowed (sandboxed frames and file pages all send it)');
+    } else if (!/^https?:\/\/[^/\s]+$/i.test(origin)) {
+      problems.push(`CORS_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path)`);
+    }
+  }
   if (nodeEnv === 'production') {
     if (config.jwtSecret === undefined) problems.push('JWT_SECRET: required in production');
     if (config.erp.sessionEncryptionKey === undefined) problems.push('ERP_SESSION_ENCRYPTION_KEY: required in production');
     if (config.databaseUrl === undefined) problems.push('DATABASE_URL: required in production');
+    if (config.communications.webhookAppSecret === undefined) {
+      problems.push('COMMUNICATIONS_WEBHOOK_APP_SECRET: required in production (inbound webhooks must be signed)');
+    }
+    if (config.communications.baseUrl !== undefined && !config.communications.baseUrl.startsWith('https:')) {
+      problems.push('COMMUNICATIONS_BASE_URL: must use https in production');
+    }
   }
   const bucketVars = [config.objectStorage.bucket, config.objectStorage.accessKeyId, config.objectStorage.secretAccessKey];
   if (bucketVars.some((v) => v !== undefined) && bucketVars.some((v) => v === undefined)) {
@@ -216,6 +331,23 @@ export function loadConfig(env: Env = process.env): Config {
 /** The ERP base URL for the configured `ERP_ENV` (SPEC: dev and preview use staging, prod production). */
 export function erpBaseUrl(config: Config): string {
   return config.erp.env === 'prod' ? config.erp.url : config.erp.stagingUrl;
+}
+
+function isAddressOrCidr(item: string): boolean {
+  const [address, bits, ...rest] = item.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Fastify's `trustProxy` for `TRUST_PROXY`. A hop count becomes "trust the `n` nearest hops" (Fastify
+ * itself trusts nothing for a bare number); addresses are handed over as they are.
+ */
+export function trustProxyOption(value: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof value !== 'number') return value;
+  return (_address, hop) => hop < value;
 }
 
 /** Decodes a 32-byte key given as 64 hex characters or base64; `undefined` when it is neither. */
@@ -249,7 +381,9 @@ class EnvReader {
     if (raw === undefined) return undefined;
     const n = Number(raw);
     if (!Number.isInteger(n) || (range.min !== undefined && n < range.min) || (range.max !== undefined && n > range.max)) {
-      this.problems.push(`${name}: must be an integer${range.min !== undefined ? ` >= ${range.min}` : ''}${range.max !== undefined ? ` <= ${range.max}` : ''} (got "${raw}")`);
+      this.problems.push(
+        `${name}: must be an integer${range.min !== undefined ? ` >= ${range.min}` : ''}${range.max !== undefined ? ` <= ${range.max}` : ''} (got "${raw}")`,
+      );
       return undefined;
     }
     return n;
@@ -282,6 +416,33 @@ class EnvReader {
       this.problems.push(`${name}: not a valid URL`);
       return undefined;
     }
+  }
+
+  /**
+   * `TRUST_PROXY`: unset, `false` or `0` trust nothing; a positive integer is a hop count; anything else a
+   * comma-separated list of proxy addresses/CIDRs. `true` is refused: it trusts the client-written
+   * left-most X-Forwarded-For entry, which lets anyone pick the address login throttling counts.
+   */
+  trustProxy(name: string): false | number | string[] {
+    const raw = this.string(name);
+    if (raw === undefined || ['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+    if (['true', 'yes', 'on'].includes(raw.toLowerCase())) {
+      this.problems.push(
+        `${name}: "true" would trust any X-Forwarded-For the client writes; give the number of proxies in front (e.g. 1) or their addresses/CIDRs`,
+      );
+      return false;
+    }
+    if (/^\d+$/.test(raw)) return Number(raw);
+    return this.addressList(name, ['loopback', 'linklocal', 'uniquelocal']) ?? false;
+  }
+
+  /** A comma-separated list of IPs or CIDRs (plus `names`); `undefined` when unset. */
+  addressList(name: string, names: string[] = []): string[] | undefined {
+    if (this.string(name) === undefined) return undefined;
+    const items = this.list(name);
+    const bad = items.filter((item) => !names.includes(item) && !isAddressOrCidr(item));
+    if (bad.length > 0) this.problems.push(`${name}: not an IP address or CIDR: ${bad.join(', ')}`);
+    return items.filter((item) => !bad.includes(item));
   }
 
   list(name: string): string[] {

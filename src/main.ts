@@ -1,7 +1,9 @@
 /**
- * Starts the service: configuration, database (migrated), demo data on a first embedded start, HTTP
- * server; SIGTERM/SIGINT stop it cleanly (in-flight requests finish, queue workers stop, the database
- * closes).
+ * Starts the service: configuration, database (migrated, or checked current with
+ * `DATABASE_MIGRATE_ON_START=false`), demo data on a first embedded start, HTTP server. SIGTERM/SIGINT drain
+ * it (docs/operations.md "Shutdown and rolling updates"): `/readyz` answers 503 at once, socket clients are
+ * sent to reconnect elsewhere, after `SHUTDOWN_DELAY_SECONDS` new requests get 503 with `Retry-After`,
+ * in-flight requests and jobs finish, the database closes; the process exits within `SHUTDOWN_DRAIN_SECONDS`.
  */
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from './config.js';
@@ -19,9 +21,10 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   // Before anything else runs, so that the first requests and statements are traced.
-  const tracing = config.tracing.endpoint !== undefined ? startTracing({ serviceName: config.tracing.serviceName, endpoint: config.tracing.endpoint }) : undefined;
+  const tracing =
+    config.tracing.endpoint !== undefined ? startTracing({ serviceName: config.tracing.serviceName, endpoint: config.tracing.endpoint }) : undefined;
   const secrets = resolveSecrets(config);
-  const database = await openPreparedDatabase(config);
+  const database = await openPreparedDatabase(config, (missing) => console.warn(`waiting for the database schema (${missing}); run \`npm run migrate\``));
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
   const app = await buildApp({ config, database, secrets, redis, prettyLogs: wantsPrettyLogs(config) });
   for (const name of secrets.generated) {
@@ -35,11 +38,20 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 30_000).unref();
+    const { delaySeconds, drainSeconds } = config.shutdown;
+    app.log.info({ signal, delaySeconds, drainSeconds }, 'shutting down: draining');
+    const force = setTimeout(() => {
+      app.log.error({ drainSeconds }, 'drain time exceeded: exiting with work still running');
+      process.exit(1);
+    }, drainSeconds * 1000).unref();
     try {
+      app.drain.begin();
+      // Clients reconnect through the load balancer to another instance, which replays what they miss.
+      app.ctx.realtime.disconnectClients();
+      if (delaySeconds > 0) await new Promise((r) => setTimeout(r, delaySeconds * 1000));
+      // Stops accepting connections; requests in flight and running jobs finish, the sockets' server closes last.
       await app.close();
-      redis?.disconnect();
+      await redis?.quit().catch(() => undefined);
       await database.close();
       await tracing?.shutdown();
       clearTimeout(force);

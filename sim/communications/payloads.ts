@@ -14,8 +14,20 @@ export interface WhatsAppAccount {
 }
 
 export type WhatsAppMessageType =
-  | 'text' | 'image' | 'video' | 'audio' | 'document' | 'sticker' | 'location' | 'contacts' | 'reaction'
-  | 'interactive_button' | 'interactive_list' | 'button' | 'order' | 'unsupported';
+  | 'text'
+  | 'image'
+  | 'video'
+  | 'audio'
+  | 'document'
+  | 'sticker'
+  | 'location'
+  | 'contacts'
+  | 'reaction'
+  | 'interactive_button'
+  | 'interactive_list'
+  | 'button'
+  | 'order'
+  | 'unsupported';
 
 function waEnvelope(account: WhatsAppAccount, value: Record<string, unknown>) {
   return {
@@ -25,7 +37,11 @@ function waEnvelope(account: WhatsAppAccount, value: Record<string, unknown>) {
         id: account.wabaId ?? '102290129340398',
         changes: [
           {
-            value: { messaging_product: 'whatsapp', metadata: { display_phone_number: account.displayPhoneNumber ?? '15550783881', phone_number_id: account.phoneNumberId }, ...value },
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: account.displayPhoneNumber ?? '15550783881', phone_number_id: account.phoneNumberId },
+              ...value,
+            },
             field: 'messages',
           },
         ],
@@ -43,7 +59,12 @@ export function whatsAppMessage(
   const id = opts.id ?? randomId();
   const timestamp = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
   const body: Record<string, unknown> = { from: opts.from, id, timestamp };
-  const media = (mime: string) => ({ mime_type: mime, sha256: randomBytes(32).toString('base64'), id: String(Date.now()) + randomBytes(2).readUInt16BE(0), url: 'https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=sim' });
+  const media = (mime: string) => ({
+    mime_type: mime,
+    sha256: randomBytes(32).toString('base64'),
+    id: String(Date.now()) + randomBytes(2).readUInt16BE(0),
+    url: 'https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=sim',
+  });
   switch (type) {
     case 'text':
       Object.assign(body, { type: 'text', text: { body: opts.text ?? 'Hello' } });
@@ -67,34 +88,71 @@ export function whatsAppMessage(
       Object.assign(body, { type: 'location', location: { latitude: 14.6349, longitude: -90.5069, name: 'Plaza', address: 'Zona 1, Guatemala' } });
       break;
     case 'contacts':
-      Object.assign(body, { type: 'contacts', contacts: [{ name: { formatted_name: 'Ana López', first_name: 'Ana' }, phones: [{ phone: '+502 5555 1234', wa_id: '50255551234', type: 'CELL' }] }] });
+      Object.assign(body, {
+        type: 'contacts',
+        contacts: [{ name: { formatted_name: 'Ana López', first_name: 'Ana' }, phones: [{ phone: '+502 5555 1234', wa_id: '50255551234', type: 'CELL' }] }],
+      });
       break;
     case 'reaction':
       Object.assign(body, { type: 'reaction', reaction: { message_id: opts.replyTo ?? randomId(), emoji: opts.text ?? '👍' } });
       break;
     case 'interactive_button':
-      Object.assign(body, { type: 'interactive', context: { from: '15550783881', id: opts.replyTo ?? randomId() }, interactive: { type: 'button_reply', button_reply: { id: 'yes', title: opts.text ?? 'Yes' } } });
+      Object.assign(body, {
+        type: 'interactive',
+        context: { from: '15550783881', id: opts.replyTo ?? randomId() },
+        interactive: { type: 'button_reply', button_reply: { id: 'yes', title: opts.text ?? 'Yes' } },
+      });
       break;
     case 'interactive_list':
-      Object.assign(body, { type: 'interactive', context: { from: '15550783881', id: opts.replyTo ?? randomId() }, interactive: { type: 'list_reply', list_reply: { id: 'opt1', title: opts.text ?? 'Option 1', description: 'First' } } });
+      Object.assign(body, {
+        type: 'interactive',
+        context: { from: '15550783881', id: opts.replyTo ?? randomId() },
+        interactive: { type: 'list_reply', list_reply: { id: 'opt1', title: opts.text ?? 'Option 1', description: 'First' } },
+      });
       break;
     case 'button':
-      Object.assign(body, { type: 'button', context: { from: '15550783881', id: opts.replyTo ?? randomId() }, button: { payload: 'STOP', text: opts.text ?? 'Stop promotions' } });
+      Object.assign(body, {
+        type: 'button',
+        context: { from: '15550783881', id: opts.replyTo ?? randomId() },
+        button: { payload: 'STOP', text: opts.text ?? 'Stop promotions' },
+      });
       break;
     case 'order':
-      Object.assign(body, { type: 'order', order: { catalog_id: '194836987003835', text: opts.text ?? 'My order', product_items: [{ product_retailer_id: 'sku-1', quantity: 2, item_price: 10, currency: 'USD' }] } });
+      Object.assign(body, {
+        type: 'order',
+        order: {
+          catalog_id: '194836987003835',
+          text: opts.text ?? 'My order',
+          product_items: [{ product_retailer_id: 'sku-1', quantity: 2, item_price: 10, currency: 'USD' }],
+        },
+      });
       break;
     case 'unsupported':
-      Object.assign(body, { type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown', message: 'Message type unknown', error_data: { details: 'Message type is currently not supported.' } }], unsupported: { type: 'edit' } });
+      Object.assign(body, {
+        type: 'unsupported',
+        errors: [
+          { code: 131051, title: 'Message type unknown', message: 'Message type unknown', error_data: { details: 'Message type is currently not supported.' } },
+        ],
+        unsupported: { type: 'edit' },
+      });
       break;
   }
-  if (opts.replyTo !== undefined && body.context === undefined && type !== 'reaction') body.context = { from: account.displayPhoneNumber ?? '15550783881', id: opts.replyTo };
+  if (opts.replyTo !== undefined && body.context === undefined && type !== 'reaction')
+    body.context = { from: account.displayPhoneNumber ?? '15550783881', id: opts.replyTo };
   return waEnvelope(account, { contacts: [{ profile: { name: opts.name ?? 'Customer' }, wa_id: opts.from }], messages: [body] });
 }
 
 /** A WhatsApp status update of one outbound message. */
-export function whatsAppStatus(account: WhatsAppAccount, opts: { messageId: string; recipient: string; status: 'sent' | 'delivered' | 'read' | 'failed'; timestamp?: number }) {
-  const status: Record<string, unknown> = { id: opts.messageId, status: opts.status, timestamp: String(opts.timestamp ?? Math.floor(Date.now() / 1000)), recipient_id: opts.recipient };
+export function whatsAppStatus(
+  account: WhatsAppAccount,
+  opts: { messageId: string; recipient: string; status: 'sent' | 'delivered' | 'read' | 'failed'; timestamp?: number },
+) {
+  const status: Record<string, unknown> = {
+    id: opts.messageId,
+    status: opts.status,
+    timestamp: String(opts.timestamp ?? Math.floor(Date.now() / 1000)),
+    recipient_id: opts.recipient,
+  };
   if (opts.status === 'failed') status.errors = [{ code: 131049, title: 'This message was not delivered to maintain healthy ecosystem engagement.' }];
   return waEnvelope(account, { statuses: [status] });
 }
@@ -145,7 +203,11 @@ export function metaMessage(
 }
 
 /** A Messenger delivery (mids) or read (watermark) event; Instagram read carries the mid. */
-export function metaStatus(object: 'page' | 'instagram', accountId: string, opts: { from: string; kind: 'delivery' | 'read'; mids?: string[]; watermark?: number; timestamp?: number }) {
+export function metaStatus(
+  object: 'page' | 'instagram',
+  accountId: string,
+  opts: { from: string; kind: 'delivery' | 'read'; mids?: string[]; watermark?: number; timestamp?: number },
+) {
   const item: Record<string, unknown> = { sender: { id: opts.from }, recipient: { id: accountId }, timestamp: opts.timestamp ?? Date.now() };
   if (opts.kind === 'delivery') item.delivery = { mids: opts.mids ?? [], watermark: opts.watermark ?? Date.now() };
   else item.read = object === 'instagram' && opts.mids?.[0] !== undefined ? { mid: opts.mids[0] } : { watermark: opts.watermark ?? Date.now() };

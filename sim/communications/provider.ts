@@ -100,9 +100,18 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
             ? whatsAppStatus({ phoneNumberId: call.accountId }, { messageId: id, recipient, status, timestamp: ts++ })
             : status === 'sent'
               ? null
-              : metaStatus(call.platform === 'instagram' ? 'instagram' : 'page', call.accountId, { from: recipient, kind: status === 'read' ? 'read' : 'delivery', mids: [id], watermark: Date.now() });
+              : metaStatus(call.platform === 'instagram' ? 'instagram' : 'page', call.accountId, {
+                  from: recipient,
+                  kind: status === 'read' ? 'read' : 'delivery',
+                  mids: [id],
+                  watermark: Date.now(),
+                });
         if (payload === null) continue;
-        await fetch(`${target.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).catch(() => undefined);
+        await fetch(`${target.baseUrl}/api/interactions/webhooks/communications`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(payload),
+        }).catch(() => undefined);
       }
     })();
   };
@@ -115,7 +124,14 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     const existing = [...templates.values()].find((t) => t.name === req.body.name && t.language === req.body.language);
     if (existing) return { id: existing.id, status: existing.status };
     const id = String(1_000_000_000 + templates.size);
-    templates.set(id, { id, name: req.body.name, language: req.body.language, status: templateReview, rejected_reason: templateReview === 'REJECTED' ? 'INVALID_FORMAT' : null, body: req.body });
+    templates.set(id, {
+      id,
+      name: req.body.name,
+      language: req.body.language,
+      status: templateReview,
+      rejected_reason: templateReview === 'REJECTED' ? 'INVALID_FORMAT' : null,
+      body: req.body,
+    });
     return { id, status: templateReview, category: (req.body as { category?: string }).category };
   });
   app.get('/v1/whatsapp/templates', async (req, reply) => {
@@ -163,11 +179,15 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
     const start = range?.[1] ? Number(range[1]) : bytes.length - Number(range?.[2] ?? 0);
     const end = range?.[1] && range[2] ? Math.min(Number(range[2]), bytes.length - 1) : bytes.length - 1;
     if (range === null || start >= bytes.length || start > end) return reply.code(416).header('content-range', `bytes */${bytes.length}`).send();
-    return reply.code(206).header('content-range', `bytes ${start}-${end}/${bytes.length}`).header('content-length', end - start + 1).send(bytes.subarray(start, end + 1));
+    return reply
+      .code(206)
+      .header('content-range', `bytes ${start}-${end}/${bytes.length}`)
+      .header('content-length', end - start + 1)
+      .send(bytes.subarray(start, end + 1));
   });
 
   app.post<{ Params: { platform: string; accountId: string }; Body: Record<string, unknown> }>('/v1/:platform/:accountId/messages', async (req, reply) => {
-    const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name]) : null);
+    const header = (name: string) => (typeof req.headers[name] === 'string' ? req.headers[name] : null);
     const call: ProviderCall = {
       platform: req.params.platform,
       accountId: req.params.accountId,
@@ -201,7 +221,9 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
       const e = META_ERRORS[failure];
       call.outcome = String(e.code);
       if (failure === 'rate_limit') void reply.header('retry-after', '1');
-      return reply.code(e.status).send({ error: { message: e.message, type: 'OAuthException', code: e.code, fbtrace_id: randomBytes(8).toString('base64url') } });
+      return reply
+        .code(e.status)
+        .send({ error: { message: e.message, type: 'OAuthException', code: e.code, fbtrace_id: randomBytes(8).toString('base64url') } });
     }
     const id = `wamid.SIM${randomBytes(18).toString('base64url')}`;
     if (call.idempotencyKey !== null) accepted.set(call.idempotencyKey, id);
@@ -238,8 +260,18 @@ export async function startProviderSimulator(opts: { apiKey?: string; port?: num
       template.status = event;
       template.rejected_reason = event === 'REJECTED' ? (reason ?? 'INVALID_FORMAT') : null;
       if (webhook === null) return null;
-      const payload = whatsAppTemplateReview({ templateId: id, name: template.name, language: template.language, event, ...(reason !== undefined ? { reason } : {}) });
-      const res = await fetch(`${webhook.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+      const payload = whatsAppTemplateReview({
+        templateId: id,
+        name: template.name,
+        language: template.language,
+        event,
+        ...(reason !== undefined ? { reason } : {}),
+      });
+      const res = await fetch(`${webhook.baseUrl}/api/interactions/webhooks/communications`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+      });
       return res.status;
     },
     failNext(failure, times = 1) {

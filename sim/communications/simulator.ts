@@ -50,7 +50,22 @@ export function createCommunicationsSimulator(opts: SimulatorOptions) {
    * (simulated) outbound message delivered out of order (read before delivered).
    */
   function everyMessageType(account: WhatsAppAccount, from: string, name = 'Demo Customer'): unknown[] {
-    const types: WhatsAppMessageType[] = ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive_button', 'interactive_list', 'button', 'order', 'unsupported'];
+    const types: WhatsAppMessageType[] = [
+      'text',
+      'image',
+      'video',
+      'audio',
+      'document',
+      'sticker',
+      'location',
+      'contacts',
+      'reaction',
+      'interactive_button',
+      'interactive_list',
+      'button',
+      'order',
+      'unsupported',
+    ];
     const base = Math.floor(Date.now() / 1000);
     const out: unknown[] = types.map((type, i) => whatsAppMessage(account, { from, name, type, timestamp: base + i }));
     const outbound = randomId();

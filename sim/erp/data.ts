@@ -5,8 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 
-export interface SimEntity { id: number; name: string; logo: string | null }
-export interface SimMembership { entityId: number; employeeId: number | null; active: boolean }
+export interface SimEntity {
+  id: number;
+  name: string;
+  logo: string | null;
+}
+export interface SimMembership {
+  entityId: number;
+  employeeId: number | null;
+  active: boolean;
+}
 export interface SimUser {
   id: number;
   email: string;
@@ -16,9 +24,22 @@ export interface SimUser {
   selectedEntityId: number;
   memberships: SimMembership[];
 }
-export interface SimClient { id: string; entityId: number; name: string }
-export interface SimProduct { id: string; code: string; name: string; productType: 'goods' | 'service' }
-export interface SimBundle { id: string; code: string; name: string }
+export interface SimClient {
+  id: string;
+  entityId: number;
+  name: string;
+}
+export interface SimProduct {
+  id: string;
+  code: string;
+  name: string;
+  productType: 'goods' | 'service';
+}
+export interface SimBundle {
+  id: string;
+  code: string;
+  name: string;
+}
 /** A product of an entity's sales catalog, with prices per currency as decimal strings. */
 export interface SimCatalogProduct {
   id: string;
@@ -53,8 +74,17 @@ export interface SimInvoice {
   status: 'issued' | 'paid' | 'void';
   lines: SimLine[];
 }
-export interface SimCurrency { code: string; name: string; symbol: string; decimals: number }
-export interface SimDepartment { code: string; name: string; municipalities: { code: string; name: string }[] }
+export interface SimCurrency {
+  code: string;
+  name: string;
+  symbol: string;
+  decimals: number;
+}
+export interface SimDepartment {
+  code: string;
+  name: string;
+  municipalities: { code: string; name: string }[];
+}
 
 export interface ErpData {
   entities: SimEntity[];
@@ -112,11 +142,24 @@ export function createDemoErpData(today: Date = new Date()): ErpData {
   data.entities.push({ id: 1, name: 'Demo Company', logo: null }, { id: 2, name: 'Second Company', logo: null });
   data.users.push(
     {
-      id: 1001, email: 'admin@example.com', name: 'Demo Admin', password: 'admin123', apiKey: 'demo-admin-api-key-1001', selectedEntityId: 1,
-      memberships: [{ entityId: 1, employeeId: 2001, active: true }, { entityId: 2, employeeId: 2002, active: true }],
+      id: 1001,
+      email: 'admin@example.com',
+      name: 'Demo Admin',
+      password: 'admin123',
+      apiKey: 'demo-admin-api-key-1001',
+      selectedEntityId: 1,
+      memberships: [
+        { entityId: 1, employeeId: 2001, active: true },
+        { entityId: 2, employeeId: 2002, active: true },
+      ],
     },
     {
-      id: 1002, email: 'seller@example.com', name: 'Demo Seller', password: 'seller123', apiKey: 'demo-seller-api-key-1002', selectedEntityId: 1,
+      id: 1002,
+      email: 'seller@example.com',
+      name: 'Demo Seller',
+      password: 'seller123',
+      apiKey: 'demo-seller-api-key-1002',
+      selectedEntityId: 1,
       memberships: [{ entityId: 1, employeeId: 2003, active: true }],
     },
   );
@@ -136,29 +179,90 @@ export function createDemoErpData(today: Date = new Date()): ErpData {
   data.bundles.push({ id: 'B-1', code: 'KIT-OF', name: 'Kit de oficina' });
   const img = (name: string) => `https://erp.example.com/images/${name}.jpg`;
   data.catalogProducts.push(
-    { id: 'P-1', entityId: 1, code: 'CAF-500', name: 'Café molido 500 g', description: 'Café de altura de Huehuetenango', unit: 'bolsa', category: 'Alimentos', images: [img('caf-500')], stock: 120, prices: [{ currencyCode: 'GTQ', amount: '45.00' }, { currencyCode: 'USD', amount: '5.90' }] },
-    { id: 'P-3', entityId: 1, code: 'LAP-14', name: 'Laptop 14"', description: '16 GB, 512 GB SSD', unit: 'unidad', category: 'Equipo', images: [img('lap-14')], stock: 8, prices: [{ currencyCode: 'GTQ', amount: '6499.00' }] },
-    { id: 'P-4', entityId: 1, code: 'INST-01', name: 'Instalación', description: null, unit: 'servicio', category: 'Servicios', images: [], stock: 0, prices: [{ currencyCode: 'GTQ', amount: '250.00' }] },
-    { id: 'P-2', entityId: 2, code: 'AMOX-500', name: 'Amoxicilina 500 mg', description: 'Caja de 21 cápsulas', unit: 'caja', category: 'Farmacia', images: [img('amox-500')], stock: 300, prices: [{ currencyCode: 'GTQ', amount: '38.50' }] },
+    {
+      id: 'P-1',
+      entityId: 1,
+      code: 'CAF-500',
+      name: 'Café molido 500 g',
+      description: 'Café de altura de Huehuetenango',
+      unit: 'bolsa',
+      category: 'Alimentos',
+      images: [img('caf-500')],
+      stock: 120,
+      prices: [
+        { currencyCode: 'GTQ', amount: '45.00' },
+        { currencyCode: 'USD', amount: '5.90' },
+      ],
+    },
+    {
+      id: 'P-3',
+      entityId: 1,
+      code: 'LAP-14',
+      name: 'Laptop 14"',
+      description: '16 GB, 512 GB SSD',
+      unit: 'unidad',
+      category: 'Equipo',
+      images: [img('lap-14')],
+      stock: 8,
+      prices: [{ currencyCode: 'GTQ', amount: '6499.00' }],
+    },
+    {
+      id: 'P-4',
+      entityId: 1,
+      code: 'INST-01',
+      name: 'Instalación',
+      description: null,
+      unit: 'servicio',
+      category: 'Servicios',
+      images: [],
+      stock: 0,
+      prices: [{ currencyCode: 'GTQ', amount: '250.00' }],
+    },
+    {
+      id: 'P-2',
+      entityId: 2,
+      code: 'AMOX-500',
+      name: 'Amoxicilina 500 mg',
+      description: 'Caja de 21 cápsulas',
+      unit: 'caja',
+      category: 'Farmacia',
+      images: [img('amox-500')],
+      stock: 300,
+      prices: [{ currencyCode: 'GTQ', amount: '38.50' }],
+    },
   );
   let seq = 0;
   const line = (partial: Partial<SimLine> & Pick<SimLine, 'quantity' | 'unitPrice'>): SimLine => ({
-    id: `L-${++seq}`, itemId: null, bundleId: null, serial: null, lot: null, ...partial,
+    id: `L-${++seq}`,
+    itemId: null,
+    bundleId: null,
+    serial: null,
+    lot: null,
+    ...partial,
   });
   const invoice = (id: string, entityId: number, clientId: string, offset: number, lines: SimLine[]): SimInvoice => ({
-    id, number: `FAC-${id}`, entityId, clientId, date: day(today, offset), issuedAt: `${day(today, offset)}T15:00:00.000Z`, currencyCode: 'GTQ', status: 'issued', lines,
+    id,
+    number: `FAC-${id}`,
+    entityId,
+    clientId,
+    date: day(today, offset),
+    issuedAt: `${day(today, offset)}T15:00:00.000Z`,
+    currencyCode: 'GTQ',
+    status: 'issued',
+    lines,
   });
   data.invoices.push(
-    invoice('9001', 1, 'CL-1001', 1, [
-      line({ quantity: 2, unitPrice: 45, itemId: 'P-1' }),
-      line({ quantity: 1, unitPrice: 350, bundleId: 'B-1' }),
+    invoice('9001', 1, 'CL-1001', 1, [line({ quantity: 2, unitPrice: 45, itemId: 'P-1' }), line({ quantity: 1, unitPrice: 350, bundleId: 'B-1' })]),
+    invoice('9002', 1, 'CL-1002', 1, [
+      line({ quantity: 10, unitPrice: 3.5, itemId: 'P-2', lot: { id: 'LOT-7', name: 'A-2291', expirationDate: day(today, -180) } }),
     ]),
-    invoice('9002', 1, 'CL-1002', 1, [line({ quantity: 10, unitPrice: 3.5, itemId: 'P-2', lot: { id: 'LOT-7', name: 'A-2291', expirationDate: day(today, -180) } })]),
     invoice('9003', 1, 'CL-1001', 4, [
       line({ quantity: 1, unitPrice: 6200, itemId: 'P-3', serial: { id: 'SER-1', number: 'SN-5CG1234XYZ' } }),
       line({ quantity: 1, unitPrice: 250, itemId: 'P-4' }),
     ]),
-    invoice('9004', 1, 'CL-1002', 9, [line({ quantity: 5, unitPrice: 3.5, itemId: 'P-2', lot: { id: 'LOT-3', name: 'A-1877', expirationDate: day(today, 20) } })]),
+    invoice('9004', 1, 'CL-1002', 9, [
+      line({ quantity: 5, unitPrice: 3.5, itemId: 'P-2', lot: { id: 'LOT-3', name: 'A-1877', expirationDate: day(today, 20) } }),
+    ]),
     invoice('9101', 2, 'CL-2001', 2, [line({ quantity: 3, unitPrice: 45, itemId: 'P-1' })]),
   );
   return data;

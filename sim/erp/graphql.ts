@@ -39,7 +39,10 @@ type Query {
 }
 `;
 
-export interface GraphqlCaller { userId: number; entityId: number }
+export interface GraphqlCaller {
+  userId: number;
+  entityId: number;
+}
 
 export function createGraphqlApi(data: ErpData, count: (field: string) => void) {
   const schema: GraphQLSchema = buildSchema(SDL);

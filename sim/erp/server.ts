@@ -69,7 +69,16 @@ export async function startDemoErpSimulator(port = DEMO_ERP_PORT): Promise<ErpSi
   return startErpSimulator({ port, data: createDemoErpData() });
 }
 
-const DEFAULTS = { latencyMs: 0, failStatus: null, failPaths: null, hang: false, hangAfterWrite: 0, graphqlJwtLifetimeSeconds: 3600, rejectGraphqlJwt: false, selectedEntityOverride: null };
+const DEFAULTS = {
+  latencyMs: 0,
+  failStatus: null,
+  failPaths: null,
+  hang: false,
+  hangAfterWrite: 0,
+  graphqlJwtLifetimeSeconds: 3600,
+  rejectGraphqlJwt: false,
+  selectedEntityOverride: null,
+};
 
 /** Starts the simulator; `url` is its base (use it as ERP_URL, ERP_STAGING_URL and AUTH_ERP). */
 export async function startErpSimulator(options: ErpSimulatorOptions = {}): Promise<ErpSimulator> {
@@ -109,7 +118,10 @@ export async function startErpSimulator(options: ErpSimulatorOptions = {}): Prom
     if (controls.latencyMs > 0) await new Promise((r) => setTimeout(r, controls.latencyMs));
     if (controls.hang) {
       await new Promise<void>((resolve) => {
-        const release = () => { hanging.delete(release); resolve(); };
+        const release = () => {
+          hanging.delete(release);
+          resolve();
+        };
         hanging.add(release);
         setTimeout(release, 30_000).unref();
       });
@@ -166,7 +178,9 @@ export async function startErpSimulator(options: ErpSimulatorOptions = {}): Prom
     count('memberships');
     const user = authUser(request.headers);
     if (!user) return reply.code(401).send({ error: 'invalid_api_key' });
-    return { data: user.memberships.map((m) => ({ entity_id: m.entityId, entity_name: entityView(m.entityId).name, employee_id: m.employeeId, active: m.active })) };
+    return {
+      data: user.memberships.map((m) => ({ entity_id: m.entityId, entity_name: entityView(m.entityId).name, employee_id: m.employeeId, active: m.active })),
+    };
   });
 
   app.post('/api/v1/graphql_tokens', async (request, reply) => {
@@ -228,7 +242,10 @@ export async function startErpSimulator(options: ErpSimulatorOptions = {}): Prom
     if (controls.hangAfterWrite > 0) {
       controls.hangAfterWrite--;
       await new Promise<void>((resolve) => {
-        const release = () => { hanging.delete(release); resolve(); };
+        const release = () => {
+          hanging.delete(release);
+          resolve();
+        };
         hanging.add(release);
         setTimeout(release, 30_000).unref();
       });

@@ -2,9 +2,8 @@
  * Demo data for trying the service (README, `npm run seed:demo`, first embedded start). Idempotent.
  * Each module contributes its part in `seedDemo`.
  */
-import { sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../db/client.js';
-import { seedIdentityDemo, type IdentityDemo } from '../modules/identity/index.js';
+import type { Db } from '../db/client.js';
+import { createDirectoryService, seedIdentityDemo, type IdentityDemo } from '../modules/identity/index.js';
 import { seedInvoicesDemo, seedRecordsDemo, type InvoicesDemo } from '../modules/records/index.js';
 import { seedCustomFieldsDemo } from '../modules/custom-fields/index.js';
 import { seedInteractionsDemo, type InteractionsDemo } from '../modules/interactions/index.js';
@@ -40,6 +39,5 @@ export function describeDemo(summary: DemoSummary): string {
 
 /** True when the database holds no entity yet (first start of an embedded database). */
 export async function isEmpty(db: Db): Promise<boolean> {
-  const rows = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from entity`);
-  return (rows[0]?.n ?? 0) === 0;
+  return !(await createDirectoryService(db).hasEntities());
 }

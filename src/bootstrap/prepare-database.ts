@@ -4,21 +4,44 @@
  */
 import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
-import { migrate } from '../db/migrate.js';
+import { holdSchemaLock, migrate, waitForCurrentSchema } from '../db/migrate.js';
 import { seedPermissionCatalog } from '../modules/permissions/index.js';
 import { createDirectoryService } from '../modules/identity/index.js';
 
-export async function prepareDatabase(database: Database): Promise<void> {
-  await migrate(database);
-  await seedPermissionCatalog(database.db);
-  await createDirectoryService(database.db).ensureSuperAdminRole();
+/**
+ * Migrates (or, with `migrate: false`, waits up to `migrationWaitSeconds` for a schema another step migrated,
+ * throwing when it is still behind), then writes the permission catalogue and the system roles (idempotent).
+ */
+export async function prepareDatabase(
+  database: Database,
+  options: { migrate?: boolean; migrationWaitSeconds?: number; onWait?: (missing: string) => void } = {},
+): Promise<void> {
+  if (options.migrate === false) await waitForCurrentSchema(database, options.migrationWaitSeconds ?? 60, options.onWait);
+  else await migrate(database);
+  await database.db.transaction(async (tx) => {
+    // Instances started together would otherwise race on the catalogue's and the role's unique keys.
+    await holdSchemaLock(tx);
+    await seedPermissionCatalog(tx);
+    await createDirectoryService(tx).ensureSuperAdminRole();
+  });
 }
 
-/** Opens and prepares the database selected by `config` (PGlite under DATA_DIR, or DATABASE_URL). */
-export async function openPreparedDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize' | 'tracing'>>): Promise<Database> {
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, traced: config.tracing?.enabled === true });
+/**
+ * Opens and prepares the database selected by `config` (PGlite under DATA_DIR, or DATABASE_URL); with
+ * `migrateOnStart: false` it only checks (and waits for) a schema migrated by `npm run migrate`.
+ */
+export async function openPreparedDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolSize' | 'tracing' | 'migrateOnStart' | 'migrationWaitSeconds'>>,
+  onWait?: (missing: string) => void,
+): Promise<Database> {
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    traced: config.tracing?.enabled === true,
+  });
   try {
-    await prepareDatabase(database);
+    await prepareDatabase(database, { migrate: config.migrateOnStart, migrationWaitSeconds: config.migrationWaitSeconds, onWait });
   } catch (err) {
     await database.close();
     throw err;

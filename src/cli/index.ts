@@ -3,7 +3,7 @@
  * employees (memberships), roles and subscriptions directly in the configured database.
  *
  *   entity:create   --name "Acme" [--id 3] [--erp-entity-id 7]
- *   user:create     --email a@b.com --name "Ana" [--password secret] [--erp-user-id 12]
+ *   user:create     --email a@b.com --name "Ana" [--password secret] [--erp-user-id 12]   (password: 8 to 256 characters)
  *   employee:create --email a@b.com --entity 3 [--name "Ana"] [--erp-employee-id 44]
  *   role:create     --name seller --entity 3 --permissions leads.view,leads.create   (--global for a global role)
  *   subscription:create --role seller (--employee-email a@b.com --entity 3 | --user-email a@b.com [--entity 3 | --global])
@@ -20,10 +20,15 @@ import { createDirectoryService, type DirectoryService } from '../modules/identi
 import { rebuildLeadSellers } from '../modules/records/index.js';
 import { rebuildCarteraItems } from '../modules/cartera/index.js';
 import { AppError } from '../platform/errors.js';
+import { passwordProblem } from '../platform/auth/password.js';
 
 class UsageError extends Error {}
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
@@ -72,6 +77,8 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
       return `entity ${row.id}: ${row.name}`;
     }
     case 'user:create': {
+      const problem = values.password === undefined ? undefined : passwordProblem(values.password);
+      if (problem !== undefined) throw new UsageError(`--password ${problem}`);
       const row = await dir.upsertUser({
         email: required(values, 'email'),
         name: required(values, 'name'),
@@ -83,7 +90,12 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
     case 'employee:create': {
       const userId = await userIdByEmail(dir, required(values, 'email'));
       const entityId = int(required(values, 'entity'), 'entity')!;
-      const row = await dir.ensureEmployee({ userId, entityId, name: values.name ?? required(values, 'email'), erpEmployeeId: int(values['erp-employee-id'], 'erp-employee-id') ?? null });
+      const row = await dir.ensureEmployee({
+        userId,
+        entityId,
+        name: values.name ?? required(values, 'email'),
+        erpEmployeeId: int(values['erp-employee-id'], 'erp-employee-id') ?? null,
+      });
       return `employee ${row.id}: user ${userId} in entity ${entityId}`;
     }
     case 'role:create': {
@@ -93,10 +105,13 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
     }
     case 'subscription:create': {
       const roleName = required(values, 'role');
-      const entityId = values.global ? null : int(values.entity, 'entity') ?? null;
+      const entityId = values.global ? null : (int(values.entity, 'entity') ?? null);
       const role = (entityId !== null ? await dir.findRole(entityId, roleName) : undefined) ?? (await dir.findRole(null, roleName));
       if (!role) throw new UsageError(`no role named ${roleName}`);
-      const overrides = [...list(values.allow).map((code) => ({ code, effect: 'ALLOW' as const })), ...list(values.deny).map((code) => ({ code, effect: 'DENY' as const }))];
+      const overrides = [
+        ...list(values.allow).map((code) => ({ code, effect: 'ALLOW' as const })),
+        ...list(values.deny).map((code) => ({ code, effect: 'DENY' as const })),
+      ];
       if (values['employee-email']) {
         if (entityId === null) throw new UsageError('--entity is required for an employee subscription');
         const userId = await userIdByEmail(dir, values['employee-email']);

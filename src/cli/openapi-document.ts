@@ -12,7 +12,13 @@ import { buildApp } from '../app.js';
 
 async function main(out: string): Promise<void> {
   const secrets = { jwtSecret: randomBytes(32).toString('hex'), erpSessionEncryptionKey: randomBytes(32).toString('hex'), generated: [] };
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: ':memory:', JWT_SECRET: secrets.jwtSecret, ERP_SESSION_ENCRYPTION_KEY: secrets.erpSessionEncryptionKey });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: ':memory:',
+    JWT_SECRET: secrets.jwtSecret,
+    ERP_SESSION_ENCRYPTION_KEY: secrets.erpSessionEncryptionKey,
+  });
   const database = await openPreparedDatabase(config);
   const app = await buildApp({ config, database, secrets, startQueue: false });
   try {

@@ -3,16 +3,17 @@
  * `DATABASE_URL` is unset, PostgreSQL through node-postgres otherwise. Everything above this file sees
  * only `Database`, so the driver choice stays here.
  */
-import { traceDatabaseClient } from '../platform/telemetry/tracing.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { traceDatabaseClient } from './tracing.js';
 /** A Drizzle database or transaction; repositories take this as their first argument. */
 export type Db = PgDatabase<PgQueryResultHKT>;
 
@@ -30,6 +31,8 @@ export interface Database {
   preparedQuery<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
+  /** PGlite only: the data directory as an uncompressed tarball, for `DatabaseOptions.loadDataDir`. */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -41,21 +44,28 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Makes every statement an OpenTelemetry span (platform/telemetry/tracing.ts). */
   traced?: boolean;
+  /**
+   * PGlite only: a data directory tarball (`PGlite.dumpDataDir`) to start from instead of an empty
+   * cluster; skips initdb (the tests start every file from one migrated dump).
+   */
+  loadDataDir?: Blob;
 }
 
 /** Opens the database selected by `options`; the caller owns `close()`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10, options.traced ?? false);
-  return openPglite(options.dataDir ?? ':memory:', options.traced ?? false);
+  return openPglite(options.dataDir ?? ':memory:', options.traced ?? false, options.loadDataDir);
 }
 
-async function openPglite(dataDir: string, traced: boolean): Promise<Database> {
+async function openPglite(dataDir: string, traced: boolean, loadDataDir: Blob | undefined): Promise<Database> {
   let client: PGlite;
+  // pg_trgm: the inbox search's trigram indexes (migration 0011; docs/decisions.md "Inbox search").
+  const options = { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) };
   if (dataDir === ':memory:') {
-    client = new PGlite();
+    client = new PGlite(options);
   } else {
     mkdirSync(dataDir, { recursive: true });
-    client = new PGlite(join(dataDir, 'pg'));
+    client = new PGlite(join(dataDir, 'pg'), options);
   }
   await client.waitReady;
   if (traced) {
@@ -76,7 +86,7 @@ async function openPglite(dataDir: string, traced: boolean): Promise<Database> {
     async executeSql(text, values) {
       if (values === undefined || values.length === 0) {
         const results = await client.exec(text);
-        return { rows: (results.at(-1)?.rows ?? []) };
+        return { rows: results.at(-1)?.rows ?? [] };
       }
       const result = await client.query<Record<string, unknown>>(text, values);
       return { rows: result.rows };
@@ -87,6 +97,7 @@ async function openPglite(dataDir: string, traced: boolean): Promise<Database> {
     async ping() {
       await client.query('select 1');
     },
+    dumpDataDir: () => client.dumpDataDir('none'),
     async close() {
       if (!client.closed) await client.close();
     },

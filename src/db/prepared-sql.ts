@@ -1,29 +1,18 @@
 /**
- * Hot list statements (GET /leads, /cartera/*, the cartera export): each is built from a *shape* (which
- * filters, sort and page size are present) with `sql.placeholder(name)` where values go, rendered to `$n`
- * text once per shape, and run with the values filled in, so a request pays neither the query builder
- * nor the rendering. Most run as named prepared statements (`Database.preparedQuery`): PostgreSQL parses
+ * Hot list statements (GET /leads, /cartera/*, the cartera export; declared with `shapedStatement` in their
+ * modules' `*.sql.ts`): each is built from a *shape* (which filters, sort and page size are present) with
+ * `sql.placeholder(name)` where values go, rendered to `$n` text once per shape, and run with the values
+ * filled in, so a request pays neither the query builder nor the rendering. Most run as named prepared statements (`Database.preparedQuery`): PostgreSQL parses
  * them once per connection and, with the page size as a literal (see `pageWindow`), caches a generic
  * plan. See docs/decisions.md ("Hot lists").
  */
 import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from './client.js';
-import { COUNT_CAP, countCapFor, type PageRequest } from '../platform/http/pagination.js';
+import { renderShape, type ShapedStatement } from './statement.js';
+import { COUNT_CAP, countCapFor, type PageRequest } from './paging.js';
 
 /** The part of `Database` the list repositories need. */
 export type PreparedRunner = Pick<Database, 'preparedQuery' | 'executeSql'>;
-
-const dialect = new PgDialect();
-
-interface Rendered {
-  name: string;
-  text: string;
-  /** Parameters in `$n` order: placeholders, filled on each call. */
-  params: unknown[];
-}
-// Shape key -> rendered statement. Bounded: shapes combine a few flags, the sort and the page size.
-const rendered = new Map<string, Rendered>();
 
 export interface RunOptions {
   /**
@@ -35,25 +24,17 @@ export interface RunOptions {
 }
 
 /**
- * Runs the statement `build(shape)` with `values` for its placeholders and returns the rows as the
- * driver parses them. `shape` must determine the text completely, and `build` may read only `shape`
- * (values go through `sql.placeholder`): the text is rendered once per `prefix` and shape.
+ * Runs `shape` of `stmt` (declared in a module's `*.sql.ts`) with `values` for its placeholders and
+ * returns the rows as the driver parses them. The text is rendered once per statement and shape.
  */
 export async function runShaped<T, S>(
   database: PreparedRunner,
-  prefix: string,
+  stmt: ShapedStatement<S>,
   shape: S,
-  build: (shape: S) => SQL,
   values: Record<string, unknown>,
   options: RunOptions = {},
 ): Promise<T[]> {
-  const key = `${prefix}:${JSON.stringify(shape)}`;
-  let statement = rendered.get(key);
-  if (statement === undefined) {
-    const query = dialect.sqlToQuery(build(shape));
-    statement = { name: `${prefix}_${rendered.size + 1}`, text: query.sql, params: query.params };
-    rendered.set(key, statement);
-  }
+  const statement = renderShape(stmt, shape);
   const params = fillPlaceholders(statement.params, values);
   if (options.planEachCall) return (await database.executeSql(statement.text, params)).rows as T[];
   return database.preparedQuery<T>(statement.name, statement.text, params);
@@ -66,7 +47,7 @@ export async function runShaped<T, S>(
  * costly as running the page). With the page size and count cap as literals the generic plan is cached
  * after five calls. Only for values from a small set (page sizes, the count cap), or texts would multiply.
  */
-export function literalInt(n: number): SQL {
+function literalInt(n: number): SQL {
   if (!Number.isSafeInteger(n)) throw new TypeError(`not an integer: ${n}`);
   return sql.raw(String(n));
 }
@@ -79,6 +60,12 @@ export interface PageShape {
   /** The count cap is above `COUNT_CAP` (deep pages): `cap` is a placeholder. */
   bigCap: boolean;
 }
+
+/**
+ * The page shapes a list statement is checked in (test/db/sql-statements.test.ts): the page size is a
+ * literal, so one size stands for all.
+ */
+export const PAGE_SHAPES: readonly PageShape[] = [false, true].flatMap((offset) => [false, true].map((bigCap) => ({ limit: 50, offset, bigCap })));
 
 /** The shape of `page` and the values its placeholders take (`offset`, `cap`). */
 export function pageShapeOf(page: PageRequest): { shape: PageShape; values: { offset: number; cap: number } } {

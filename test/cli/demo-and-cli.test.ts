@@ -47,12 +47,21 @@ describe('operator CLI', () => {
   it('provisions an entity, a user, a membership, a role and a subscription that can log in', async () => {
     const db = t.database.db;
     expect(await runCommand(db, 'entity:create', ['--name', 'Acme', '--id', '30'])).toBe('entity 30: Acme');
-    await runCommand(db, 'user:create', ['--email', 'Ana@Acme.com', '--name', 'Ana', '--password', 's3cret']);
+    await runCommand(db, 'user:create', ['--email', 'Ana@Acme.com', '--name', 'Ana', '--password', 's3cret-pass']);
     await runCommand(db, 'employee:create', ['--email', 'ana@acme.com', '--entity', '30']);
     await runCommand(db, 'role:create', ['--name', 'clerk', '--entity', '30', '--permissions', 'groups.edit,leads.view']);
     await runCommand(db, 'subscription:create', ['--role', 'clerk', '--employee-email', 'ana@acme.com', '--entity', '30', '--deny', 'leads.view']);
-    const me = await loginAndMe('ana@acme.com', 's3cret', 30);
+    const me = await loginAndMe('ana@acme.com', 's3cret-pass', 30);
     expect(me.permissions).toEqual(['groups.edit', 'groups.view']);
+  });
+
+  it('refuses a password shorter than the API allows, and stores no user', async () => {
+    const db = t.database.db;
+    await expect(runCommand(db, 'user:create', ['--email', 'short@acme.com', '--name', 'Short', '--password', 'x'])).rejects.toThrow(
+      /--password must have at least 8 characters/,
+    );
+    const { rows } = await t.database.executeSql("select count(*)::int as n from app_user where email = 'short@acme.com'", []);
+    expect(rows[0]!.n).toBe(0);
   });
 
   it('rebuilds the stored sellers of an entity after assignments were written with SQL', async () => {

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers and the instance is not shutting down */
         get: operations["getReadyz"];
         put?: never;
         post?: never;
@@ -216,6 +216,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/employees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List employees (sellers) */
+        get: operations["apiGetEmployees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalogs/currencies": {
         parameters: {
             query?: never;
@@ -296,6 +313,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/catalogs/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Currency catalog
+         * @description Served from the ERP through a two-level cache; header x-catalog-cache: hit-memory, hit-database, miss, stale-while-revalidate or stale-if-error.
+         */
+        get: operations["apiGetCatalogsCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalogs/departments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Department catalog (Guatemala)
+         * @description Served from the ERP through a two-level cache; header x-catalog-cache: hit-memory, hit-database, miss, stale-while-revalidate or stale-if-error.
+         */
+        get: operations["apiGetCatalogsDepartments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalogs/municipalities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Municipality catalog; optional department filter
+         * @description Served from the ERP through a two-level cache; header x-catalog-cache: hit-memory, hit-database, miss, stale-while-revalidate or stale-if-error.
+         */
+        get: operations["apiGetCatalogsMunicipalities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/catalogs/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entity's sales catalog: search, category, currency, paging
+         * @description Served from the ERP through a two-level cache; header x-catalog-cache: hit-memory, hit-database, miss, stale-while-revalidate or stale-if-error.
+         */
+        get: operations["apiGetCatalogsProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/groups/{id}/invoices": {
         parameters: {
             query?: never;
@@ -325,6 +422,43 @@ export interface paths {
         };
         /** Invoice detail with normalized lines */
         get: operations["getGroupsByIdInvoicesByInvoiceId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/{id}/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invoices of the group's clients, one day per page
+         * @description ERP-backed: 428 erp_session_required, 409 erp_entity_mismatch, 401 erp_session_invalid.
+         */
+        get: operations["apiGetGroupsByIdInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/{id}/invoices/{invoiceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invoice detail with normalized lines */
+        get: operations["apiGetGroupsByIdInvoicesByInvoiceId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -511,6 +645,184 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List groups */
+        get: operations["apiGetGroups"];
+        put?: never;
+        /** Create a group */
+        post: operations["apiPostGroups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Group detail */
+        get: operations["apiGetGroupsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a group */
+        patch: operations["apiPatchGroupsById"];
+        trace?: never;
+    };
+    "/api/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List leads and clients */
+        get: operations["apiGetLeads"];
+        put?: never;
+        /** Create a lead (a client when erp_id is set) */
+        post: operations["apiPostLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lead detail */
+        get: operations["apiGetLeadsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a lead; setting erp_id makes it a client */
+        patch: operations["apiPatchLeadsById"];
+        trace?: never;
+    };
+    "/api/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List contacts (canonical: ?group_id=, one query) */
+        get: operations["apiGetContacts"];
+        put?: never;
+        /** Create a contact of a lead */
+        post: operations["apiPostContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Contact detail */
+        get: operations["apiGetContactsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a contact (manual channels contract) */
+        patch: operations["apiPatchContactsById"];
+        trace?: never;
+    };
+    "/api/lead-assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List direct lead assignments */
+        get: operations["apiGetLeadAssignments"];
+        put?: never;
+        /** Assign a seller to a lead (idempotent: 200 when it exists) */
+        post: operations["apiPostLeadAssignments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/lead-assignments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a lead assignment */
+        delete: operations["apiDeleteLeadAssignmentsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/group-assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List group assignments */
+        get: operations["apiGetGroupAssignments"];
+        put?: never;
+        /** Assign a seller to several groups (idempotent); requires group_assignments.manage or cartera.seller_assignment */
+        post: operations["apiPostGroupAssignments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/group-assignments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a group assignment */
+        delete: operations["apiDeleteGroupAssignmentsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/media/presign-upload": {
         parameters: {
             query?: never;
@@ -571,6 +883,74 @@ export interface paths {
         };
         /** Public content: the optimized version of a ready media object */
         get: operations["getMediaPublic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/media/presign-upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Presign an upload (steps 1-2 of the upload flow) */
+        post: operations["apiPostMediaPresignUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/media/finalize-upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finalize an upload and start its processing (steps 4-5) */
+        post: operations["apiPostMediaFinalizeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/media/presign-download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A temporary signed download URL of a private media object */
+        get: operations["apiGetMediaPresignDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/media/public": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public content: the optimized version of a ready media object */
+        get: operations["apiGetMediaPublic"];
         put?: never;
         post?: never;
         delete?: never;
@@ -704,6 +1084,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/custom-field-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List value kinds */
+        get: operations["apiGetCustomFieldTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/custom-field-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List field groups (default limit 10) */
+        get: operations["apiGetCustomFieldGroups"];
+        put?: never;
+        /** Create a field group */
+        post: operations["apiPostCustomFieldGroups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/custom-field-groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Field group detail */
+        get: operations["apiGetCustomFieldGroupsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a field group */
+        patch: operations["apiPatchCustomFieldGroupsById"];
+        trace?: never;
+    };
+    "/api/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fields (default limit 10) */
+        get: operations["apiGetCustomFields"];
+        put?: never;
+        /** Create a field */
+        post: operations["apiPostCustomFields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/custom-fields/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Field detail */
+        get: operations["apiGetCustomFieldsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a field */
+        patch: operations["apiPatchCustomFieldsById"];
+        trace?: never;
+    };
+    "/api/groups/{id}/custom-field-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the custom field values of a group */
+        get: operations["apiGetGroupsByIdCustomFieldValues"];
+        /** Save custom field values of a group (all-or-nothing) */
+        put: operations["apiPutGroupsByIdCustomFieldValues"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/custom-field-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the custom field values of a contact */
+        get: operations["apiGetContactsByIdCustomFieldValues"];
+        /** Save custom field values of a contact (all-or-nothing) */
+        put: operations["apiPutContactsByIdCustomFieldValues"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cartera/leads": {
         parameters: {
             query?: never;
@@ -783,6 +1288,93 @@ export interface paths {
         };
         /** Export the filtered portfolio as a spreadsheet (streamed) */
         get: operations["getCarteraExportXlsx"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cartera/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Portfolio of leads */
+        get: operations["apiGetCarteraLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cartera/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Portfolio of clients */
+        get: operations["apiGetCarteraClients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/cartera/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lead detail */
+        get: operations["apiGetCarteraLeadsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edit lead detail */
+        patch: operations["apiPatchCarteraLeadsById"];
+        trace?: never;
+    };
+    "/api/cartera/clients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Client detail */
+        get: operations["apiGetCarteraClientsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edit client detail */
+        patch: operations["apiPatchCarteraClientsById"];
+        trace?: never;
+    };
+    "/api/cartera/export.xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the filtered portfolio as a spreadsheet (streamed) */
+        get: operations["apiGetCarteraExportXlsx"];
         put?: never;
         post?: never;
         delete?: never;
@@ -876,6 +1468,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/conversations/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Inbox tab badges: counts per status (mine, unassigned, all) */
+        get: operations["getInteractionsConversationsCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/conversations/{id}": {
         parameters: {
             query?: never;
@@ -961,6 +1570,261 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/conversations/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve (from open, pending or snoozed) */
+        post: operations["postInteractionsConversationsByIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen (from resolved, pending or snoozed) */
+        post: operations["postInteractionsConversationsByIdReopen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark pending: waiting on the customer (from open or snoozed) */
+        post: operations["postInteractionsConversationsByIdPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Snooze until an instant (from open, pending or snoozed) */
+        post: operations["postInteractionsConversationsByIdSnooze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Inbox */
+        get: operations["apiGetInteractionsConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Inbox tab badges: counts per status (mine, unassigned, all) */
+        get: operations["apiGetInteractionsConversationsCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversation detail */
+        get: operations["apiGetInteractionsConversationsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Message history, newest first */
+        get: operations["apiGetInteractionsConversationsByIdHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/workspace-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Seller notes */
+        patch: operations["apiPatchInteractionsConversationsByIdWorkspaceNotes"];
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark as read */
+        post: operations["apiPostInteractionsConversationsByIdRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/follow-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark (or clear) follow-up */
+        post: operations["apiPostInteractionsConversationsByIdFollowUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve (from open, pending or snoozed) */
+        post: operations["apiPostInteractionsConversationsByIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen (from resolved, pending or snoozed) */
+        post: operations["apiPostInteractionsConversationsByIdReopen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark pending: waiting on the customer (from open or snoozed) */
+        post: operations["apiPostInteractionsConversationsByIdPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Snooze until an instant (from open, pending or snoozed) */
+        post: operations["apiPostInteractionsConversationsByIdSnooze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/conversations/{id}/assign": {
         parameters: {
             query?: never;
@@ -995,6 +1859,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interactions/conversations/{id}/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Assign to an employee */
+        post: operations["apiPostInteractionsConversationsByIdAssign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/unassign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove the assignment */
+        post: operations["apiPostInteractionsConversationsByIdUnassign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/conversations/{id}/messages/image": {
         parameters: {
             query?: never;
@@ -1006,7 +1904,7 @@ export interface paths {
         put?: never;
         /**
          * Send an image (platform media id, link or media object)
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesImage"];
         delete?: never;
@@ -1026,7 +1924,7 @@ export interface paths {
         put?: never;
         /**
          * Send a video
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesVideo"];
         delete?: never;
@@ -1046,7 +1944,7 @@ export interface paths {
         put?: never;
         /**
          * Send an audio or voice note
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesAudio"];
         delete?: never;
@@ -1066,7 +1964,7 @@ export interface paths {
         put?: never;
         /**
          * Send a document
-         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields, checked like the JSON body.
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
          */
         post: operations["postInteractionsConversationsByIdMessagesDocument"];
         delete?: never;
@@ -1262,6 +2160,307 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interactions/conversations/{id}/messages/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an image (platform media id, link or media object)
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
+         */
+        post: operations["apiPostInteractionsConversationsByIdMessagesImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/video": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a video
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
+         */
+        post: operations["apiPostInteractionsConversationsByIdMessagesVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an audio or voice note
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
+         */
+        post: operations["apiPostInteractionsConversationsByIdMessagesAudio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a document
+         * @description JSON (a platform media `id`, a `link` or a `media_id`), or `multipart/form-data` with the file in `file` (stored as a media object of the entity, processed, then sent) and the other fields of the JSON body (`caption`, `filename`, `voice`, `reply_to_message_id`) as form fields in any order (`voice` before `file`), checked like the JSON body.
+         */
+        post: operations["apiPostInteractionsConversationsByIdMessagesDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a text message */
+        post: operations["apiPostInteractionsConversationsByIdMessagesText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/sticker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sticker (WhatsApp) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesSticker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/location": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a location (WhatsApp) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesLocation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send contact cards (WhatsApp) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/reaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** React to a message of the conversation */
+        post: operations["apiPostInteractionsConversationsByIdMessagesReaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/template": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a template (allowed outside the service window) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/interactive/button": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send reply buttons */
+        post: operations["apiPostInteractionsConversationsByIdMessagesInteractiveButton"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/interactive/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a list (WhatsApp) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesInteractiveList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/interactive/cta-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a call-to-action URL button (WhatsApp) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesInteractiveCtaUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/interactive/cta-url-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a call-to-action URL button with an image header (WhatsApp) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesInteractiveCtaUrlImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/messages/{messageId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed message again (once) */
+        post: operations["apiPostInteractionsConversationsByIdMessagesByMessageIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Channels, their availability, channel type codes and message types */
+        get: operations["getInteractionsChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Channels, their availability, channel type codes and message types */
+        get: operations["apiGetInteractionsChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/templates": {
         parameters: {
             query?: never;
@@ -1296,6 +2495,42 @@ export interface paths {
         head?: never;
         /** Change a template (reviewed again) */
         patch: operations["patchInteractionsTemplatesById"];
+        trace?: never;
+    };
+    "/api/interactions/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Message templates */
+        get: operations["apiGetInteractionsTemplates"];
+        put?: never;
+        /** Create a template and submit it for review */
+        post: operations["apiPostInteractionsTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a template (here and at the platform) */
+        delete: operations["apiDeleteInteractionsTemplatesById"];
+        options?: never;
+        head?: never;
+        /** Change a template (reviewed again) */
+        patch: operations["apiPatchInteractionsTemplatesById"];
         trace?: never;
     };
     "/interactions/communications/config": {
@@ -1367,6 +2602,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interactions/communications/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's communications config (secrets masked) */
+        get: operations["apiGetInteractionsCommunicationsConfig"];
+        /** Set the entity's communications config (null clears a field) */
+        put: operations["apiPutInteractionsCommunicationsConfig"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/communications/webhook-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register our webhook URL with the communications service */
+        post: operations["apiPostInteractionsCommunicationsWebhookSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/communications/meta-token-rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the channel platform token */
+        post: operations["apiPostInteractionsCommunicationsMetaTokenRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/communications/manual-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log in to the communications service */
+        post: operations["apiPostInteractionsCommunicationsManualLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/media/{mediaId}": {
         parameters: {
             query?: never;
@@ -1376,6 +2680,23 @@ export interface paths {
         };
         /** Channel media of a message of the entity, through the service (byte ranges supported) */
         get: operations["getInteractionsMediaByMediaId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/media/{mediaId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Channel media of a message of the entity, through the service (byte ranges supported) */
+        get: operations["apiGetInteractionsMediaByMediaId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1418,6 +2739,188 @@ export interface paths {
         head?: never;
         /** Update a channel account */
         patch: operations["patchEntityChannelAccountsById"];
+        trace?: never;
+    };
+    "/api/entity-channel-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the entity's channel accounts */
+        get: operations["apiGetEntityChannelAccounts"];
+        put?: never;
+        /** Register a channel account */
+        post: operations["apiPostEntityChannelAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/entity-channel-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Channel account detail */
+        get: operations["apiGetEntityChannelAccountsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Update a channel account */
+        patch: operations["apiPatchEntityChannelAccountsById"];
+        trace?: never;
+    };
+    "/interactions/business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the entity's business hours and the routing queues' overrides */
+        get: operations["getInteractionsBusinessHours"];
+        put?: never;
+        /** Create the entity's business hours (no routing_queue_id) or a routing queue's override */
+        post: operations["postInteractionsBusinessHours"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/business-hours/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete business hours */
+        delete: operations["deleteInteractionsBusinessHoursById"];
+        options?: never;
+        head?: never;
+        /** Change business hours */
+        patch: operations["patchInteractionsBusinessHoursById"];
+        trace?: never;
+    };
+    "/interactions/sla-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List SLA policies */
+        get: operations["getInteractionsSlaPolicies"];
+        put?: never;
+        /** Create an SLA policy */
+        post: operations["postInteractionsSlaPolicies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/sla-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One SLA policy */
+        get: operations["getInteractionsSlaPoliciesById"];
+        put?: never;
+        post?: never;
+        /** Delete an SLA policy */
+        delete: operations["deleteInteractionsSlaPoliciesById"];
+        options?: never;
+        head?: never;
+        /** Change an SLA policy (running clocks keep their policy until their next cycle) */
+        patch: operations["patchInteractionsSlaPoliciesById"];
+        trace?: never;
+    };
+    "/api/interactions/business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the entity's business hours and the routing queues' overrides */
+        get: operations["apiGetInteractionsBusinessHours"];
+        put?: never;
+        /** Create the entity's business hours (no routing_queue_id) or a routing queue's override */
+        post: operations["apiPostInteractionsBusinessHours"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/business-hours/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete business hours */
+        delete: operations["apiDeleteInteractionsBusinessHoursById"];
+        options?: never;
+        head?: never;
+        /** Change business hours */
+        patch: operations["apiPatchInteractionsBusinessHoursById"];
+        trace?: never;
+    };
+    "/api/interactions/sla-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List SLA policies */
+        get: operations["apiGetInteractionsSlaPolicies"];
+        put?: never;
+        /** Create an SLA policy */
+        post: operations["apiPostInteractionsSlaPolicies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/sla-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One SLA policy */
+        get: operations["apiGetInteractionsSlaPoliciesById"];
+        put?: never;
+        post?: never;
+        /** Delete an SLA policy */
+        delete: operations["apiDeleteInteractionsSlaPoliciesById"];
+        options?: never;
+        head?: never;
+        /** Change an SLA policy (running clocks keep their policy until their next cycle) */
+        patch: operations["apiPatchInteractionsSlaPoliciesById"];
         trace?: never;
     };
     "/interactions/routing/queues": {
@@ -1545,6 +3048,441 @@ export interface paths {
         patch: operations["patchInteractionsRoutingFiltersById"];
         trace?: never;
     };
+    "/api/interactions/routing/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List queues */
+        get: operations["apiGetInteractionsRoutingQueues"];
+        put?: never;
+        /** Create a queue */
+        post: operations["apiPostInteractionsRoutingQueues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/routing/queues/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a queue (its waiting conversations become unassigned) */
+        delete: operations["apiDeleteInteractionsRoutingQueuesById"];
+        options?: never;
+        head?: never;
+        /** Update a queue */
+        patch: operations["apiPatchInteractionsRoutingQueuesById"];
+        trace?: never;
+    };
+    "/api/interactions/routing/queues/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List members */
+        get: operations["apiGetInteractionsRoutingQueuesByIdMembers"];
+        put?: never;
+        /** Add a member */
+        post: operations["apiPostInteractionsRoutingQueuesByIdMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/routing/queues/{id}/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member */
+        delete: operations["apiDeleteInteractionsRoutingQueuesByIdMembersByMemberId"];
+        options?: never;
+        head?: never;
+        /** Update a member (availability, capacity, position) */
+        patch: operations["apiPatchInteractionsRoutingQueuesByIdMembersByMemberId"];
+        trace?: never;
+    };
+    "/api/interactions/routing/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the caller's own availability in every queue */
+        post: operations["apiPostInteractionsRoutingAvailability"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/routing/filters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List filters (priority order) */
+        get: operations["apiGetInteractionsRoutingFilters"];
+        put?: never;
+        /** Create a filter */
+        post: operations["apiPostInteractionsRoutingFilters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/routing/filters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a filter */
+        delete: operations["apiDeleteInteractionsRoutingFiltersById"];
+        options?: never;
+        head?: never;
+        /** Update a filter */
+        patch: operations["apiPatchInteractionsRoutingFiltersById"];
+        trace?: never;
+    };
+    "/entity-channel-accounts/{id}/web": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A web account's website chat settings */
+        get: operations["getEntityChannelAccountsByIdWeb"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a web account's website chat settings */
+        patch: operations["patchEntityChannelAccountsByIdWeb"];
+        trace?: never;
+    };
+    "/entity-channel-accounts/{id}/web/identity-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a new identity verification secret (shown once; the previous one stops verifying) */
+        post: operations["postEntityChannelAccountsByIdWebIdentitySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The agent types (or stopped) in a web conversation: the visitor's widget shows it */
+        post: operations["postInteractionsConversationsByIdTyping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/entity-channel-accounts/{id}/web": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A web account's website chat settings */
+        get: operations["apiGetEntityChannelAccountsByIdWeb"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a web account's website chat settings */
+        patch: operations["apiPatchEntityChannelAccountsByIdWeb"];
+        trace?: never;
+    };
+    "/api/entity-channel-accounts/{id}/web/identity-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a new identity verification secret (shown once; the previous one stops verifying) */
+        post: operations["apiPostEntityChannelAccountsByIdWebIdentitySecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The agent types (or stopped) in a web conversation: the visitor's widget shows it */
+        post: operations["apiPostInteractionsConversationsByIdTyping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/widget/{website_token}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The website chat's public settings */
+        get: operations["getWidgetByWebsiteTokenConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/widget/{website_token}/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start or resume a visitor session (a new visitor token each time) */
+        post: operations["postWidgetByWebsiteTokenSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/widget/{website_token}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The visitor's conversation, newest first */
+        get: operations["getWidgetByWebsiteTokenMessages"];
+        put?: never;
+        /** Send the visitor's message into the inbox */
+        post: operations["postWidgetByWebsiteTokenMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/widget/{website_token}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Presign the upload of an image or document (the media limits per kind); send it with its ticket */
+        post: operations["postWidgetByWebsiteTokenUploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/widget/{website_token}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The visitor read the agent's messages up to this one */
+        post: operations["postWidgetByWebsiteTokenRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily conversation report
+         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         */
+        get: operations["getInteractionsReportsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/reports/daily.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily conversation report as CSV (streamed)
+         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         */
+        get: operations["getInteractionsReportsDailyCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/reports/daily.xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily conversation report as a spreadsheet (streamed)
+         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         */
+        get: operations["getInteractionsReportsDailyXlsx"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/reports/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily conversation report
+         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         */
+        get: operations["apiGetInteractionsReportsDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/reports/daily.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily conversation report as CSV (streamed)
+         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         */
+        get: operations["apiGetInteractionsReportsDailyCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/reports/daily.xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Daily conversation report as a spreadsheet (streamed)
+         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         */
+        get: operations["apiGetInteractionsReportsDailyXlsx"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -1556,7 +3494,7 @@ export interface paths {
         put?: never;
         /**
          * Log in to an entity
-         * @description Rate-limited per client IP and per e-mail (429 with Retry-After).
+         * @description Rate-limited per (e-mail, client address) and per client address, never per e-mail alone (429 with Retry-After).
          */
         post: operations["postAuthLogin"];
         delete?: never;
@@ -1893,6 +3831,300 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/interactions/conversations/{id}/catalog/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Catalog context of a conversation */
+        get: operations["apiGetInteractionsConversationsByIdCatalogContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/catalog/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Catalog products, searchable */
+        get: operations["apiGetInteractionsConversationsByIdCatalogProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/catalog/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a product through the chat (image with caption, or text) */
+        post: operations["apiPostInteractionsConversationsByIdCatalogSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quotes of the entity */
+        get: operations["apiGetQuotes"];
+        put?: never;
+        /** Create a draft quote */
+        post: operations["apiPostQuotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quotes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A quote with its lines and totals */
+        get: operations["apiGetQuotesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a draft */
+        patch: operations["apiPatchQuotesById"];
+        trace?: never;
+    };
+    "/api/quotes/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The quote as a PDF */
+        get: operations["apiGetQuotesByIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quotes/{id}/send-to-conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the quote PDF into a conversation as a document (a draft becomes sent) */
+        post: operations["apiPostQuotesByIdSendToConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quotes/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a draft as sent to the customer */
+        post: operations["apiPostQuotesByIdSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quotes/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the customer's approval (publishes quote.approved) */
+        post: operations["apiPostQuotesByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quotes/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record the customer's rejection (publishes quote.rejected) */
+        post: operations["apiPostQuotesByIdReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orders of the entity */
+        get: operations["apiGetOrders"];
+        put?: never;
+        /** Create an order from an approved quote or with lines (publishes order.created, pushed to the ERP) */
+        post: operations["apiPostOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders/{id}/erp-push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Push a failed order to the ERP again (same idempotency key) */
+        post: operations["apiPostOrdersByIdErpPush"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An order with its lines and ERP state */
+        get: operations["apiGetOrdersById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/opportunity-pipeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's pipeline states, in order */
+        get: operations["apiGetOpportunityPipeline"];
+        /** Replace the pipeline (states kept by id, added, archived) */
+        put: operations["apiPutOpportunityPipeline"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/opportunities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Opportunities of the entity */
+        get: operations["apiGetOpportunities"];
+        put?: never;
+        /** Open an opportunity on a lead */
+        post: operations["apiPostOpportunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/opportunities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An opportunity with its state history */
+        get: operations["apiGetOpportunitiesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/opportunities/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move to another state (recorded; publishes opportunity.state_changed) */
+        post: operations["apiPostOpportunitiesByIdState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workflows/trigger-presets": {
         parameters: {
             query?: never;
@@ -2124,6 +4356,48 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description RFC 9457 problem details of an ERP session error (application/problem+json) */
+        ErpSessionProblem: {
+            /** @description URI naming the problem type */
+            type: string;
+            title: string;
+            status: number;
+            /** @description For people; may change */
+            detail?: string;
+            /** @description Stable snake_case code (docs/api.md lists every one) */
+            code: string;
+            requestId: string;
+            /** @description validation_failed: one item per bad field */
+            errors?: {
+                /** @description /body/..., /query/... or /params/... */
+                field: string;
+                message: string;
+            }[];
+            /** @description The ERP session of the caller's scope, as GET /api/auth/erp-session answers it */
+            erp_session?: {
+                status: "ready" | "expiring_soon" | "missing" | "expired" | "entity_mismatch";
+                entity_id: number;
+                client_kind: string;
+                selected_entity_id: number | null;
+                selected_entity_name: string | null;
+                selected_entity_logo: string | null;
+                erp_user_id: number | null;
+                erp_employee_id: number | null;
+                graphql_jwt_expires_at: string | null;
+                refresh_after: string | null;
+                checked_at: string | null;
+                synced_at: string | null;
+            };
+            /** @description How the client reconciles: sync, then re-read; the CRM token stays valid */
+            reconcile?: {
+                /** @description The operation that synchronizes the ERP session (`POST /api/auth/erp-session/sync`) */
+                sync: string;
+                /** @description The operation that reads it again (`GET /api/auth/erp-session`) */
+                snapshot: string;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         ErpSessionSnapshot: {
             status: "ready" | "expiring_soon" | "missing" | "expired" | "entity_mismatch";
             entity_id: number;
@@ -2185,6 +4459,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getReadyz: {
@@ -2218,6 +4501,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_ready`: the database does not answer; `service_draining`: the instance is shutting down */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2285,6 +4577,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteAuthErpSession: {
@@ -2338,6 +4639,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2412,6 +4722,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPermissionsSchema: {
@@ -2471,6 +4790,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2573,6 +4901,13 @@ export interface operations {
                                 "workflows.manage": boolean;
                                 "workflows.execute": boolean;
                             };
+                            conversaciones: {
+                                "conversations.view_all": boolean;
+                                "conversations.reply_any": boolean;
+                                "sla_policies.view": boolean;
+                                "sla_policies.edit": boolean;
+                                "reports.view": boolean;
+                            };
                         };
                         explain?: {
                             granted: {
@@ -2624,6 +4959,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2687,6 +5031,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2764,6 +5117,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postRoles: {
@@ -2833,8 +5195,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `already_exists`: the entity has a role with this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2921,6 +5301,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchRolesById: {
@@ -2999,8 +5388,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `already_exists`: the entity has a role with this name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3088,6 +5495,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postSubscriptions: {
@@ -3168,8 +5584,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_found`: the employee, user or role named in the body is not in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_exists`: the subject already has a subscription at that level */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3256,6 +5699,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3360,6 +5812,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getEmployees: {
@@ -3429,6 +5890,93 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetEmployees: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                search?: string;
+                include_inactive?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            erp_employee_id: number | null;
+                            is_active: boolean;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCatalogsCurrencies: {
@@ -3465,8 +6013,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3474,8 +6049,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3517,8 +6101,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3526,8 +6137,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3573,8 +6193,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3582,8 +6229,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3648,13 +6304,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
             /** @description The caller lacks the permission the operation requires */
@@ -3666,8 +6322,434 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCatalogsCurrencies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            code: string;
+                            name: string;
+                            symbol: string;
+                            decimals: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCatalogsDepartments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            code: string;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCatalogsMunicipalities: {
+        parameters: {
+            query?: {
+                /** @description Department code (e.g. 01); only its municipalities */
+                department?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            code: string;
+                            name: string;
+                            department_code: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCatalogsProducts: {
+        parameters: {
+            query?: {
+                /** @description Words found in the code, name or description (any case and accents) */
+                q?: string;
+                category?: string;
+                /** @description Only products priced in this currency */
+                currency?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            code: string;
+                            name: string;
+                            description: string | null;
+                            unit: string;
+                            category: string | null;
+                            images: string[];
+                            stock: number;
+                            prices: {
+                                currency: string;
+                                amount: string;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3752,13 +6834,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
             /** @description The caller lacks the permission the operation requires */
@@ -3779,8 +6861,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3870,13 +6988,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
             /** @description The caller lacks the permission the operation requires */
@@ -3897,8 +7015,347 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetGroupsByIdInvoices: {
+        parameters: {
+            query?: {
+                /** @description n-th most recent day with invoices (1 = latest) */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            number: string;
+                            /** @description YYYY-MM-DD */
+                            date: string;
+                            issuedAt: string;
+                            clientErpId: string;
+                            clientName: string;
+                            leadId: number | null;
+                            currencyCode: string;
+                            total: number;
+                            status: string;
+                            lineCount: number;
+                        }[];
+                        pagination: {
+                            /** @enum {string} */
+                            mode: "day";
+                            page: number;
+                            /** @description Days with invoices */
+                            totalPages: number;
+                            hasNext: boolean;
+                            nextPage: number | null;
+                            previousPage: number | null;
+                        };
+                        day: {
+                            date: string;
+                            invoiceCount: number;
+                            totals: {
+                                currencyCode: string;
+                                total: number;
+                            }[];
+                        } | null;
+                        settings: {
+                            /** @description Clients (leads with an ERP id) of the group */
+                            clientCount: number;
+                            timeZone: string;
+                            detailPath: string;
+                        };
+                        emptyState: {
+                            reason: "no_clients" | "no_invoices" | "page_out_of_range";
+                            message: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetGroupsByIdInvoicesByInvoiceId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            number: string;
+                            /** @description YYYY-MM-DD */
+                            date: string;
+                            issuedAt: string;
+                            clientErpId: string;
+                            clientName: string;
+                            leadId: number | null;
+                            currencyCode: string;
+                            total: number;
+                            status: string;
+                            lineCount: number;
+                            lines: {
+                                id: string;
+                                lineKind: "item" | "bundle" | "serial" | "lot";
+                                code: string | null;
+                                name: string | null;
+                                productType: string | null;
+                                trackingName: string | null;
+                                expirationDate: string | null;
+                                expirationLabel: string | null;
+                                quantity: number;
+                                unitPrice: number;
+                                total: number;
+                                item: {
+                                    id: string;
+                                    code: string;
+                                    name: string;
+                                    productType: string;
+                                } | null;
+                                bundle: {
+                                    id: string;
+                                    code: string;
+                                    name: string;
+                                } | null;
+                                serial: {
+                                    id: string;
+                                    number: string;
+                                } | null;
+                                lot: {
+                                    id: string;
+                                    name: string;
+                                    expirationDate: string | null;
+                                } | null;
+                                serialId: string | null;
+                                lotId: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3986,6 +7443,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postGroups: {
@@ -4048,6 +7514,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4129,6 +7604,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchGroupsById: {
@@ -4202,6 +7686,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4305,6 +7798,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postLeads: {
@@ -4390,6 +7892,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getLeadsById: {
@@ -4468,6 +7979,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4562,8 +8082,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `already_exists`: the erp_id already belongs to another lead */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4603,8 +8141,8 @@ export interface operations {
                             name: string;
                             channels: {
                                 id: number;
-                                /** @description phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id */
-                                type: "phone" | "whatsapp" | "email" | "instagram" | "messenger";
+                                /** @description as ChannelType; web: a website chat visitor id */
+                                type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
                                 /** @description Normalized identifier */
                                 identifier: string;
                                 label: string | null;
@@ -4665,6 +8203,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postContacts: {
@@ -4702,8 +8249,8 @@ export interface operations {
                         name: string;
                         channels: {
                             id: number;
-                            /** @description phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id */
-                            type: "phone" | "whatsapp" | "email" | "instagram" | "messenger";
+                            /** @description as ChannelType; web: a website chat visitor id */
+                            type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
                             /** @description Normalized identifier */
                             identifier: string;
                             label: string | null;
@@ -4746,8 +8293,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `channel_taken`: a channel of the contact already belongs to another contact */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4781,8 +8346,8 @@ export interface operations {
                         name: string;
                         channels: {
                             id: number;
-                            /** @description phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id */
-                            type: "phone" | "whatsapp" | "email" | "instagram" | "messenger";
+                            /** @description as ChannelType; web: a website chat visitor id */
+                            type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
                             /** @description Normalized identifier */
                             identifier: string;
                             label: string | null;
@@ -4836,6 +8401,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4884,8 +8458,8 @@ export interface operations {
                         name: string;
                         channels: {
                             id: number;
-                            /** @description phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id */
-                            type: "phone" | "whatsapp" | "email" | "instagram" | "messenger";
+                            /** @description as ChannelType; web: a website chat visitor id */
+                            type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
                             /** @description Normalized identifier */
                             identifier: string;
                             label: string | null;
@@ -4939,6 +8513,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5018,6 +8601,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5109,6 +8701,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteLeadAssignmentsById: {
@@ -5167,6 +8768,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5253,6 +8863,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postGroupAssignments: {
@@ -5310,8 +8929,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`: neither group_assignments.manage nor cartera.seller_assignment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5357,6 +8994,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`: neither group_assignments.manage nor cartera.seller_assignment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such record in the active entity */
             404: {
                 headers: {
@@ -5368,6 +9014,1682 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetGroups: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Case-insensitive substring of the name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetGroupsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchGroupsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetLeads: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                group_id?: number;
+                /** @description client = the lead carries an erp_id */
+                kind?: "lead" | "client";
+                /** @description Case-insensitive substring of name, e-mail or erp_id */
+                search?: string;
+                /** @description Effective seller (direct assignment, else inherited from the group) */
+                employee_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            group_id: number;
+                            name: string;
+                            /**
+                             * @description client = the lead carries an erp_id
+                             * @enum {string}
+                             */
+                            kind: "lead" | "client";
+                            erp_id: string | null;
+                            email: string | null;
+                            /** @description E.164 */
+                            phone: string | null;
+                            tax_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostLeads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    group_id: number;
+                    name: string;
+                    erp_id?: string | null;
+                    email?: string | null;
+                    phone?: string | null;
+                    tax_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        group_id: number;
+                        name: string;
+                        /**
+                         * @description client = the lead carries an erp_id
+                         * @enum {string}
+                         */
+                        kind: "lead" | "client";
+                        erp_id: string | null;
+                        email: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        tax_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetLeadsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        group_id: number;
+                        name: string;
+                        /**
+                         * @description client = the lead carries an erp_id
+                         * @enum {string}
+                         */
+                        kind: "lead" | "client";
+                        erp_id: string | null;
+                        email: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        tax_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchLeadsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    group_id?: number;
+                    name?: string;
+                    erp_id?: string | null;
+                    email?: string | null;
+                    phone?: string | null;
+                    tax_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        group_id: number;
+                        name: string;
+                        /**
+                         * @description client = the lead carries an erp_id
+                         * @enum {string}
+                         */
+                        kind: "lead" | "client";
+                        erp_id: string | null;
+                        email: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        tax_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_exists`: the erp_id already belongs to another lead */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetContacts: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                group_id?: number;
+                lead_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            group_id: number;
+                            lead_id: number;
+                            name: string;
+                            channels: {
+                                id: number;
+                                /** @description as ChannelType; web: a website chat visitor id */
+                                type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
+                                /** @description Normalized identifier */
+                                identifier: string;
+                                label: string | null;
+                                /** @description true: typed by a user (editable through manual_channels); false: learned from a conversation */
+                                is_manual: boolean;
+                            }[];
+                            hasCustomFieldValues: boolean;
+                            customFieldValuesCount: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    lead_id: number;
+                    name: string;
+                    channels?: {
+                        /** @description phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id */
+                        type: "phone" | "whatsapp" | "email" | "instagram" | "messenger";
+                        identifier: string;
+                        label?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        group_id: number;
+                        lead_id: number;
+                        name: string;
+                        channels: {
+                            id: number;
+                            /** @description as ChannelType; web: a website chat visitor id */
+                            type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
+                            /** @description Normalized identifier */
+                            identifier: string;
+                            label: string | null;
+                            /** @description true: typed by a user (editable through manual_channels); false: learned from a conversation */
+                            is_manual: boolean;
+                        }[];
+                        hasCustomFieldValues: boolean;
+                        customFieldValuesCount: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `channel_taken`: a channel of the contact already belongs to another contact */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetContactsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        group_id: number;
+                        lead_id: number;
+                        name: string;
+                        channels: {
+                            id: number;
+                            /** @description as ChannelType; web: a website chat visitor id */
+                            type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
+                            /** @description Normalized identifier */
+                            identifier: string;
+                            label: string | null;
+                            /** @description true: typed by a user (editable through manual_channels); false: learned from a conversation */
+                            is_manual: boolean;
+                        }[];
+                        hasCustomFieldValues: boolean;
+                        customFieldValuesCount: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchContactsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Move the contact to another lead (and its group) */
+                    lead_id?: number;
+                    /** @description Replaces every manual channel; channels learned from conversations are kept */
+                    manual_channels?: {
+                        /** @description phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id */
+                        type: "phone" | "whatsapp" | "email" | "instagram" | "messenger";
+                        identifier: string;
+                        label?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        group_id: number;
+                        lead_id: number;
+                        name: string;
+                        channels: {
+                            id: number;
+                            /** @description as ChannelType; web: a website chat visitor id */
+                            type: ("phone" | "whatsapp" | "email" | "instagram" | "messenger") | "web";
+                            /** @description Normalized identifier */
+                            identifier: string;
+                            label: string | null;
+                            /** @description true: typed by a user (editable through manual_channels); false: learned from a conversation */
+                            is_manual: boolean;
+                        }[];
+                        hasCustomFieldValues: boolean;
+                        customFieldValuesCount: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetLeadAssignments: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                lead_id?: number;
+                employee_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            lead_id: number;
+                            employee_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostLeadAssignments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    lead_id: number;
+                    employee_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        employee_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        employee_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteLeadAssignmentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetGroupAssignments: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                group_id?: number;
+                employee_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            group_id: number;
+                            employee_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostGroupAssignments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The seller */
+                    employee_id: number;
+                    group_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The assignments of the seller to every requested group */
+                        data: {
+                            id: number;
+                            group_id: number;
+                            employee_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description How many of them are new (0 on a repeated call) */
+                        created: number;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: neither group_assignments.manage nor cartera.seller_assignment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteGroupAssignmentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: neither group_assignments.manage nor cartera.seller_assignment */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5460,6 +10782,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `media_quota_exceeded`: the entity holds its quota of media bytes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no media object with this key in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
                 headers: {
@@ -5469,8 +10809,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `media_upload_limit_reached`: the entity presigned its uploads of the last 24 hours (`Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5544,6 +10902,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_found`: no media object with this key in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
                 headers: {
@@ -5555,6 +10922,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5636,6 +11012,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_found`: no media object with this key in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
                 headers: {
@@ -5647,6 +11032,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5667,13 +11061,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the optimized bytes, with ETag and a long-lived Cache-Control */
+            /** @description The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...), with ETag and a long-lived Cache-Control */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/octet-stream": string;
                 };
             };
             /** @description not modified */
@@ -5692,8 +11086,442 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_found`: no ready public object with this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostMediaPresignUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Original file name (kept for downloads) */
+                    file_name: string;
+                    /** @description Declared MIME type, no parameters */
+                    content_type: string;
+                    /** @description Declared size in bytes */
+                    size: number;
+                    /** @description Default: derived from content_type (sticker only when named) */
+                    kind?: "image" | "audio" | "video" | "document" | "sticker";
+                    /** @description Audio only: convert to ogg/opus (voice note) instead of m4a/aac */
+                    voice_note?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        media: {
+                            id: number;
+                            kind: "image" | "audio" | "video" | "document" | "sticker";
+                            content_type: string;
+                            file_name: string;
+                            size: number;
+                            voice_note: boolean;
+                            status: "pending" | "processing" | "ready" | "failed";
+                            error: string | null;
+                            processing: "optimized" | "unchanged" | "unprocessed" | null;
+                            original_key: string;
+                            optimized_key: string | null;
+                            optimized_content_type: string | null;
+                            optimized_size: number | null;
+                            /** @description Where the optimized version is served once ready */
+                            public_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        upload: {
+                            url: string;
+                            method: "PUT" | "GET";
+                            /** @description Headers to send with the request */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `media_quota_exceeded`: the entity holds its quota of media bytes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no media object with this key in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `media_upload_limit_reached`: the entity presigned its uploads of the last 24 hours (`Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostMediaFinalizeUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    media_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        media: {
+                            id: number;
+                            kind: "image" | "audio" | "video" | "document" | "sticker";
+                            content_type: string;
+                            file_name: string;
+                            size: number;
+                            voice_note: boolean;
+                            status: "pending" | "processing" | "ready" | "failed";
+                            error: string | null;
+                            processing: "optimized" | "unchanged" | "unprocessed" | null;
+                            original_key: string;
+                            optimized_key: string | null;
+                            optimized_content_type: string | null;
+                            optimized_size: number | null;
+                            /** @description Where the optimized version is served once ready */
+                            public_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no media object with this key in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetMediaPresignDownload: {
+        parameters: {
+            query: {
+                media_id: number;
+                /** @description Default: optimized */
+                variant?: "optimized" | "original";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        media: {
+                            id: number;
+                            kind: "image" | "audio" | "video" | "document" | "sticker";
+                            content_type: string;
+                            file_name: string;
+                            size: number;
+                            voice_note: boolean;
+                            status: "pending" | "processing" | "ready" | "failed";
+                            error: string | null;
+                            processing: "optimized" | "unchanged" | "unprocessed" | null;
+                            original_key: string;
+                            optimized_key: string | null;
+                            optimized_content_type: string | null;
+                            optimized_size: number | null;
+                            /** @description Where the optimized version is served once ready */
+                            public_url: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                        download: {
+                            url: string;
+                            method: "PUT" | "GET";
+                            /** @description Headers to send with the request */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no media object with this key in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetMediaPublic: {
+        parameters: {
+            query: {
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...), with ETag and a long-lived Cache-Control */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no ready public object with this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5756,6 +11584,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5844,6 +11681,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postCustomFieldGroups: {
@@ -5910,6 +11756,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5993,6 +11848,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchCustomFieldGroupsById: {
@@ -6069,6 +11933,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6166,6 +12039,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postCustomFields: {
@@ -6256,6 +12138,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCustomFieldsById: {
@@ -6334,6 +12225,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6441,6 +12341,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGroupsByIdCustomFieldValues: {
@@ -6510,6 +12419,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6603,6 +12521,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getContactsByIdCustomFieldValues: {
@@ -6672,6 +12599,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6758,6 +12694,1196 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCustomFieldTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            code: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                            label: string;
+                            value_shape: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCustomFieldGroups: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                record_type?: "contact" | "group";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            record_type: "contact" | "group";
+                            position: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostCustomFieldGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    record_type: "contact" | "group";
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        record_type: "contact" | "group";
+                        position: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCustomFieldGroupsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        record_type: "contact" | "group";
+                        position: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchCustomFieldGroupsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        record_type: "contact" | "group";
+                        position: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCustomFields: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                custom_field_group_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            custom_field_group_id: number;
+                            name: string;
+                            type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                            options: string[];
+                            settings: {
+                                /** @description Writing a value answers 403 readonly_field unless the caller holds override_permission_code */
+                                readonly: boolean;
+                                override_permission_code: string | null;
+                                /** @description Reserved; stored and returned, never used to filter */
+                                contexts: string[];
+                            };
+                            position: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostCustomFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    custom_field_group_id: number;
+                    name: string;
+                    type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                    /** @description Choices of a select field */
+                    options?: string[];
+                    settings?: {
+                        readonly?: boolean;
+                        override_permission_code?: string | null;
+                        contexts?: string[];
+                    };
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        custom_field_group_id: number;
+                        name: string;
+                        type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                        options: string[];
+                        settings: {
+                            /** @description Writing a value answers 403 readonly_field unless the caller holds override_permission_code */
+                            readonly: boolean;
+                            override_permission_code: string | null;
+                            /** @description Reserved; stored and returned, never used to filter */
+                            contexts: string[];
+                        };
+                        position: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCustomFieldsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        custom_field_group_id: number;
+                        name: string;
+                        type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                        options: string[];
+                        settings: {
+                            /** @description Writing a value answers 403 readonly_field unless the caller holds override_permission_code */
+                            readonly: boolean;
+                            override_permission_code: string | null;
+                            /** @description Reserved; stored and returned, never used to filter */
+                            contexts: string[];
+                        };
+                        position: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchCustomFieldsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description type and group are fixed once created (stored values depend on them) */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description Choices of a select field */
+                    options?: string[];
+                    settings?: {
+                        readonly?: boolean;
+                        override_permission_code?: string | null;
+                        contexts?: string[];
+                    };
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        custom_field_group_id: number;
+                        name: string;
+                        type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                        options: string[];
+                        settings: {
+                            /** @description Writing a value answers 403 readonly_field unless the caller holds override_permission_code */
+                            readonly: boolean;
+                            override_permission_code: string | null;
+                            /** @description Reserved; stored and returned, never used to filter */
+                            contexts: string[];
+                        };
+                        position: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetGroupsByIdCustomFieldValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            custom_field_id: number;
+                            type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                            /** @description The kind's JSON shape (see GET /custom-field-types) */
+                            value: unknown;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPutGroupsByIdCustomFieldValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values: {
+                        custom_field_id: number;
+                        /** @description null clears the value */
+                        value: unknown;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            custom_field_id: number;
+                            type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                            /** @description The kind's JSON shape (see GET /custom-field-types) */
+                            value: unknown;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetContactsByIdCustomFieldValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            custom_field_id: number;
+                            type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                            /** @description The kind's JSON shape (see GET /custom-field-types) */
+                            value: unknown;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPutContactsByIdCustomFieldValues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    values: {
+                        custom_field_id: number;
+                        /** @description null clears the value */
+                        value: unknown;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            custom_field_id: number;
+                            type: "text" | "number" | "date" | "boolean" | "select" | "currency" | "department" | "municipality" | "image" | "video" | "pdf";
+                            /** @description The kind's JSON shape (see GET /custom-field-types) */
+                            value: unknown;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6896,6 +14022,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCarteraClients: {
@@ -7027,6 +14162,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCarteraLeadsById: {
@@ -7141,6 +14285,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7278,6 +14431,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCarteraClientsById: {
@@ -7392,6 +14554,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7529,6 +14700,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getCarteraExportXlsx: {
@@ -7594,6 +14774,907 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCarteraLeads: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Field to sort by; a leading - sorts descending */
+                sort?: "creation" | "-creation" | "name" | "-name" | "group" | "-group";
+                /** @description Effective seller: direct assignment, else inherited from the group */
+                seller_id?: number;
+                /** @description Only leads without any seller */
+                unassigned?: boolean;
+                group_id?: number;
+                /** @description Substring of the lead or group name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Lead id */
+                            id: number;
+                            groupId: number;
+                            /** @description Group name */
+                            group: string;
+                            erpId: string | null;
+                            /** Format: date-time */
+                            creation: string;
+                            /** @description Effective seller: a direct lead assignment wins over one inherited from the group */
+                            seller: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                source: "lead" | "group";
+                            } | null;
+                            /** @description Both sources of the derivation */
+                            sellers: {
+                                direct: {
+                                    id: number;
+                                    name: string;
+                                }[];
+                                inherited: {
+                                    id: number;
+                                    name: string;
+                                }[];
+                            };
+                            /** @description Latest contact of the lead */
+                            contact: {
+                                id: number;
+                                name: string;
+                            } | null;
+                            /** @description Not held by this service yet: always null */
+                            lastPurchase: null;
+                            /** @description Not held by this service yet: always null */
+                            frequency: null;
+                            /** @description Not held by this service yet: always null */
+                            agenda: null;
+                            /** @description The lead's conversation with the latest message; null when it has none */
+                            interaction: {
+                                conversationId: number;
+                                /** @description Channel of the conversation (chatapp_api, social_messenger, social_dm, ...) */
+                                channelTypeCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Time of its latest message, either direction
+                                 */
+                                lastMessageAt: string;
+                            } | null;
+                            /** @description Lead name */
+                            lead: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCarteraClients: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Field to sort by; a leading - sorts descending */
+                sort?: "creation" | "-creation" | "name" | "-name" | "group" | "-group";
+                /** @description Effective seller: direct assignment, else inherited from the group */
+                seller_id?: number;
+                /** @description Only leads without any seller */
+                unassigned?: boolean;
+                group_id?: number;
+                /** @description Substring of the lead or group name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Lead id */
+                            id: number;
+                            groupId: number;
+                            /** @description Group name */
+                            group: string;
+                            erpId: string | null;
+                            /** Format: date-time */
+                            creation: string;
+                            /** @description Effective seller: a direct lead assignment wins over one inherited from the group */
+                            seller: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                source: "lead" | "group";
+                            } | null;
+                            /** @description Both sources of the derivation */
+                            sellers: {
+                                direct: {
+                                    id: number;
+                                    name: string;
+                                }[];
+                                inherited: {
+                                    id: number;
+                                    name: string;
+                                }[];
+                            };
+                            /** @description Latest contact of the lead */
+                            contact: {
+                                id: number;
+                                name: string;
+                            } | null;
+                            /** @description Not held by this service yet: always null */
+                            lastPurchase: null;
+                            /** @description Not held by this service yet: always null */
+                            frequency: null;
+                            /** @description Not held by this service yet: always null */
+                            agenda: null;
+                            /** @description The lead's conversation with the latest message; null when it has none */
+                            interaction: {
+                                conversationId: number;
+                                /** @description Channel of the conversation (chatapp_api, social_messenger, social_dm, ...) */
+                                channelTypeCode: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Time of its latest message, either direction
+                                 */
+                                lastMessageAt: string;
+                            } | null;
+                            /** @description Client name */
+                            client: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCarteraLeadsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Lead id */
+                        id: number;
+                        groupId: number;
+                        /** @description Group name */
+                        group: string;
+                        erpId: string | null;
+                        /** Format: date-time */
+                        creation: string;
+                        /** @description Effective seller: a direct lead assignment wins over one inherited from the group */
+                        seller: {
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            source: "lead" | "group";
+                        } | null;
+                        /** @description Both sources of the derivation */
+                        sellers: {
+                            direct: {
+                                id: number;
+                                name: string;
+                            }[];
+                            inherited: {
+                                id: number;
+                                name: string;
+                            }[];
+                        };
+                        /** @description Latest contact of the lead */
+                        contact: {
+                            id: number;
+                            name: string;
+                        } | null;
+                        /** @description Not held by this service yet: always null */
+                        lastPurchase: null;
+                        /** @description Not held by this service yet: always null */
+                        frequency: null;
+                        /** @description Not held by this service yet: always null */
+                        agenda: null;
+                        /** @description The lead's conversation with the latest message; null when it has none */
+                        interaction: {
+                            conversationId: number;
+                            /** @description Channel of the conversation (chatapp_api, social_messenger, social_dm, ...) */
+                            channelTypeCode: string;
+                            /**
+                             * Format: date-time
+                             * @description Time of its latest message, either direction
+                             */
+                            lastMessageAt: string;
+                        } | null;
+                        /** @description Lead name */
+                        lead: string;
+                        email: string | null;
+                        phone: string | null;
+                        taxId: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchCarteraLeadsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    email?: string | null;
+                    phone?: string | null;
+                    taxId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Lead id */
+                        id: number;
+                        groupId: number;
+                        /** @description Group name */
+                        group: string;
+                        erpId: string | null;
+                        /** Format: date-time */
+                        creation: string;
+                        /** @description Effective seller: a direct lead assignment wins over one inherited from the group */
+                        seller: {
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            source: "lead" | "group";
+                        } | null;
+                        /** @description Both sources of the derivation */
+                        sellers: {
+                            direct: {
+                                id: number;
+                                name: string;
+                            }[];
+                            inherited: {
+                                id: number;
+                                name: string;
+                            }[];
+                        };
+                        /** @description Latest contact of the lead */
+                        contact: {
+                            id: number;
+                            name: string;
+                        } | null;
+                        /** @description Not held by this service yet: always null */
+                        lastPurchase: null;
+                        /** @description Not held by this service yet: always null */
+                        frequency: null;
+                        /** @description Not held by this service yet: always null */
+                        agenda: null;
+                        /** @description The lead's conversation with the latest message; null when it has none */
+                        interaction: {
+                            conversationId: number;
+                            /** @description Channel of the conversation (chatapp_api, social_messenger, social_dm, ...) */
+                            channelTypeCode: string;
+                            /**
+                             * Format: date-time
+                             * @description Time of its latest message, either direction
+                             */
+                            lastMessageAt: string;
+                        } | null;
+                        /** @description Lead name */
+                        lead: string;
+                        email: string | null;
+                        phone: string | null;
+                        taxId: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCarteraClientsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Lead id */
+                        id: number;
+                        groupId: number;
+                        /** @description Group name */
+                        group: string;
+                        erpId: string | null;
+                        /** Format: date-time */
+                        creation: string;
+                        /** @description Effective seller: a direct lead assignment wins over one inherited from the group */
+                        seller: {
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            source: "lead" | "group";
+                        } | null;
+                        /** @description Both sources of the derivation */
+                        sellers: {
+                            direct: {
+                                id: number;
+                                name: string;
+                            }[];
+                            inherited: {
+                                id: number;
+                                name: string;
+                            }[];
+                        };
+                        /** @description Latest contact of the lead */
+                        contact: {
+                            id: number;
+                            name: string;
+                        } | null;
+                        /** @description Not held by this service yet: always null */
+                        lastPurchase: null;
+                        /** @description Not held by this service yet: always null */
+                        frequency: null;
+                        /** @description Not held by this service yet: always null */
+                        agenda: null;
+                        /** @description The lead's conversation with the latest message; null when it has none */
+                        interaction: {
+                            conversationId: number;
+                            /** @description Channel of the conversation (chatapp_api, social_messenger, social_dm, ...) */
+                            channelTypeCode: string;
+                            /**
+                             * Format: date-time
+                             * @description Time of its latest message, either direction
+                             */
+                            lastMessageAt: string;
+                        } | null;
+                        /** @description Client name */
+                        client: string;
+                        email: string | null;
+                        phone: string | null;
+                        taxId: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchCarteraClientsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    email?: string | null;
+                    phone?: string | null;
+                    taxId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Lead id */
+                        id: number;
+                        groupId: number;
+                        /** @description Group name */
+                        group: string;
+                        erpId: string | null;
+                        /** Format: date-time */
+                        creation: string;
+                        /** @description Effective seller: a direct lead assignment wins over one inherited from the group */
+                        seller: {
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            source: "lead" | "group";
+                        } | null;
+                        /** @description Both sources of the derivation */
+                        sellers: {
+                            direct: {
+                                id: number;
+                                name: string;
+                            }[];
+                            inherited: {
+                                id: number;
+                                name: string;
+                            }[];
+                        };
+                        /** @description Latest contact of the lead */
+                        contact: {
+                            id: number;
+                            name: string;
+                        } | null;
+                        /** @description Not held by this service yet: always null */
+                        lastPurchase: null;
+                        /** @description Not held by this service yet: always null */
+                        frequency: null;
+                        /** @description Not held by this service yet: always null */
+                        agenda: null;
+                        /** @description The lead's conversation with the latest message; null when it has none */
+                        interaction: {
+                            conversationId: number;
+                            /** @description Channel of the conversation (chatapp_api, social_messenger, social_dm, ...) */
+                            channelTypeCode: string;
+                            /**
+                             * Format: date-time
+                             * @description Time of its latest message, either direction
+                             */
+                            lastMessageAt: string;
+                        } | null;
+                        /** @description Client name */
+                        client: string;
+                        email: string | null;
+                        phone: string | null;
+                        taxId: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetCarteraExportXlsx: {
+        parameters: {
+            query?: {
+                kind?: "lead" | "client";
+                /** @description Effective seller: direct assignment, else inherited from the group */
+                seller_id?: number;
+                /** @description Only leads without any seller */
+                unassigned?: boolean;
+                group_id?: number;
+                /** @description Substring of the lead or group name */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The spreadsheet */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postInteractionsWebhooksCommunications: {
@@ -7606,7 +15687,121 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description A Meta webhook envelope or the canonical format; COMMUNICATIONS_WEBHOOK_APP_SECRET makes X-Hub-Signature-256 required */
+        requestBody: {
+            content: {
+                "application/json": ({
+                    /** @enum {string} */
+                    object: "whatsapp_business_account";
+                    entry: ({
+                        /** @description The WhatsApp Business Account, page or Instagram account id */
+                        id: string;
+                        /** @description Unix time, seconds or milliseconds */
+                        time?: number;
+                        changes: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @enum {string} */
+                    object: "page";
+                    entry: ({
+                        /** @description The WhatsApp Business Account, page or Instagram account id */
+                        id: string;
+                        /** @description Unix time, seconds or milliseconds */
+                        time?: number;
+                        messaging: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | ({
+                    /** @enum {string} */
+                    object: "instagram";
+                    entry: ({
+                        /** @description The WhatsApp Business Account, page or Instagram account id */
+                        id: string;
+                        /** @description Unix time, seconds or milliseconds */
+                        time?: number;
+                        messaging: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                }) | {
+                    /** @enum {string} */
+                    format: "canonical";
+                    /** @description Canonical events (docs/api/interactions.md "Webhook") */
+                    events: ({
+                        /** @enum {string} */
+                        kind: "message";
+                        /** @enum {unknown} */
+                        platform: "whatsapp" | "messenger" | "instagram" | "web";
+                        account_id: string;
+                        external_chat_id: string;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        message_id: string;
+                        /** Format: date-time */
+                        occurred_at: string;
+                        sender: {
+                            id: string;
+                            name: string | null;
+                            phone: string | null;
+                        };
+                        message: {
+                            /** @enum {unknown} */
+                            type: "text" | "image" | "video" | "audio" | "document" | "sticker" | "location" | "contacts" | "reaction" | "interactive" | "button" | "order" | "system" | "postback" | "share" | "story_mention" | "unsupported";
+                            text: string | null;
+                            content: {
+                                [key: string]: unknown;
+                            };
+                            reply_to: string | null;
+                            media_id: string | null;
+                        };
+                        communications_entity_id?: string | null;
+                        external_app_id?: string | null;
+                    } | {
+                        /** @enum {string} */
+                        kind: "status";
+                        /** @enum {unknown} */
+                        platform: "whatsapp" | "messenger" | "instagram" | "web";
+                        account_id: string;
+                        external_chat_id: string | null;
+                        message_id: string | null;
+                        up_to: string | null;
+                        /** @enum {unknown} */
+                        status: "sent" | "delivered" | "read" | "failed";
+                        /** Format: date-time */
+                        occurred_at: string;
+                        errors: unknown[] | null;
+                        communications_entity_id?: string | null;
+                        external_app_id?: string | null;
+                    } | {
+                        /** @enum {string} */
+                        kind: "account_error";
+                        /** @enum {unknown} */
+                        platform: "whatsapp" | "messenger" | "instagram" | "web";
+                        account_id: string;
+                        /** Format: date-time */
+                        occurred_at: string;
+                        errors: unknown[];
+                        communications_entity_id?: string | null;
+                        external_app_id?: string | null;
+                    })[];
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -7630,8 +15825,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `invalid_signature`: X-Hub-Signature-256 is missing or does not match (when COMMUNICATIONS_WEBHOOK_APP_SECRET is set) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_events`: more events than COMMUNICATIONS_WEBHOOK_MAX_EVENTS in one request (`max_events` says how many are allowed) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7702,7 +15924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the permission the operation requires */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7713,6 +15935,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7783,7 +16014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the permission the operation requires */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7794,6 +16025,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7847,7 +16087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The caller lacks the permission the operation requires */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7865,16 +16105,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getInteractionsConversations: {
         parameters: {
             query?: {
                 filter?: "mine" | "unassigned" | "all";
-                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                /** @description One or several statuses (repeat the parameter: `status=open&status=pending`) */
+                status?: ("open" | "pending" | "snoozed" | "resolved")[];
+                /** @description `me`, `none` (unassigned or waiting in a queue) or an employee id */
+                assignee?: string;
+                queue_id?: number;
+                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                /** @description Text in the contact's name, number (chat id) or last message */
+                q?: string;
                 follow_up?: boolean;
                 unread?: boolean;
-                q?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -7896,7 +16151,7 @@ export interface operations {
                             entity_id: number;
                             entity_channel_account_id: number;
                             /** @enum {unknown} */
-                            channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                            channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                             external_chat_id: string;
                             contact_id: number;
                             lead_id: number;
@@ -7914,6 +16169,18 @@ export interface operations {
                             service_window_expires_at: string | null;
                             follow_up: boolean;
                             workspace_notes: string;
+                            /**
+                             * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                             * @enum {unknown}
+                             */
+                            status: "open" | "pending" | "snoozed" | "resolved";
+                            status_changed_at: string | null;
+                            status_changed_by: number | null;
+                            snoozed_until: string | null;
+                            first_response_due_at: string | null;
+                            next_response_due_at: string | null;
+                            resolution_due_at: string | null;
+                            sla_status: ("on_track" | "at_risk" | "breached") | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -7953,6 +16220,95 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsConversationsCounts: {
+        parameters: {
+            query?: {
+                queue_id?: number;
+                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                /** @description Text in the contact's name, number (chat id) or last message */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mine: {
+                            open: number;
+                            pending: number;
+                            snoozed: number;
+                            resolved: number;
+                        };
+                        unassigned: {
+                            open: number;
+                            pending: number;
+                            snoozed: number;
+                            resolved: number;
+                        };
+                        all: {
+                            open: number;
+                            pending: number;
+                            snoozed: number;
+                            resolved: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getInteractionsConversationsById: {
@@ -7977,7 +16333,7 @@ export interface operations {
                         entity_id: number;
                         entity_channel_account_id: number;
                         /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_chat_id: string;
                         contact_id: number;
                         lead_id: number;
@@ -7995,6 +16351,18 @@ export interface operations {
                         service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8031,6 +16399,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8126,6 +16503,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchInteractionsConversationsByIdWorkspaceNotes: {
@@ -8156,7 +16542,7 @@ export interface operations {
                         entity_id: number;
                         entity_channel_account_id: number;
                         /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_chat_id: string;
                         contact_id: number;
                         lead_id: number;
@@ -8174,6 +16560,18 @@ export interface operations {
                         service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8210,6 +16608,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8241,7 +16648,7 @@ export interface operations {
                         entity_id: number;
                         entity_channel_account_id: number;
                         /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_chat_id: string;
                         contact_id: number;
                         lead_id: number;
@@ -8259,6 +16666,18 @@ export interface operations {
                         service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8295,6 +16714,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8333,7 +16761,7 @@ export interface operations {
                         entity_id: number;
                         entity_channel_account_id: number;
                         /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_chat_id: string;
                         contact_id: number;
                         lead_id: number;
@@ -8351,6 +16779,18 @@ export interface operations {
                         service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8387,6 +16827,1702 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdReopen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdPending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the conversation opens again (future, at most 365 days ahead)
+                     */
+                    until: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `snooze_until_invalid`: `until` is not in the future or more than 365 days ahead */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversations: {
+        parameters: {
+            query?: {
+                filter?: "mine" | "unassigned" | "all";
+                /** @description One or several statuses (repeat the parameter: `status=open&status=pending`) */
+                status?: ("open" | "pending" | "snoozed" | "resolved")[];
+                /** @description `me`, `none` (unassigned or waiting in a queue) or an employee id */
+                assignee?: string;
+                queue_id?: number;
+                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                /** @description Text in the contact's name, number (chat id) or last message */
+                q?: string;
+                follow_up?: boolean;
+                unread?: boolean;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            entity_id: number;
+                            entity_channel_account_id: number;
+                            /** @enum {unknown} */
+                            channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                            external_chat_id: string;
+                            contact_id: number;
+                            lead_id: number;
+                            group_id: number;
+                            sender_name: string | null;
+                            /** @enum {unknown} */
+                            assignment_status: "unassigned" | "queued" | "assigned";
+                            assigned_employee_id: number | null;
+                            assigned_at: string | null;
+                            queue_id: number | null;
+                            last_message_id: number | null;
+                            last_message_preview: string | null;
+                            last_message_at: string | null;
+                            unread_count: number;
+                            service_window_expires_at: string | null;
+                            follow_up: boolean;
+                            workspace_notes: string;
+                            /**
+                             * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                             * @enum {unknown}
+                             */
+                            status: "open" | "pending" | "snoozed" | "resolved";
+                            status_changed_at: string | null;
+                            status_changed_by: number | null;
+                            snoozed_until: string | null;
+                            first_response_due_at: string | null;
+                            next_response_due_at: string | null;
+                            resolution_due_at: string | null;
+                            sla_status: ("on_track" | "at_risk" | "breached") | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            next_cursor: string | null;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversationsCounts: {
+        parameters: {
+            query?: {
+                queue_id?: number;
+                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                /** @description Text in the contact's name, number (chat id) or last message */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        mine: {
+                            open: number;
+                            pending: number;
+                            snoozed: number;
+                            resolved: number;
+                        };
+                        unassigned: {
+                            open: number;
+                            pending: number;
+                            snoozed: number;
+                            resolved: number;
+                        };
+                        all: {
+                            open: number;
+                            pending: number;
+                            snoozed: number;
+                            resolved: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversationsByIdHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            conversation_id: number;
+                            /** @enum {unknown} */
+                            direction: "inbound" | "outbound";
+                            type: string;
+                            text: string | null;
+                            content: {
+                                [key: string]: unknown;
+                            };
+                            external_message_id: string;
+                            reply_to_external_id: string | null;
+                            media_id: string | null;
+                            status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                            sent_at: string | null;
+                            delivered_at: string | null;
+                            read_at: string | null;
+                            failed_at: string | null;
+                            errors: unknown[] | null;
+                            /** Format: date-time */
+                            occurred_at: string;
+                        }[];
+                        pagination: {
+                            next_cursor: string | null;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsConversationsByIdWorkspaceNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workspace_notes: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdFollowUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    follow_up?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdReopen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdPending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the conversation opens again (future, at most 365 days ahead)
+                     */
+                    until: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `snooze_until_invalid`: `until` is not in the future or more than 365 days ahead */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8424,7 +18560,7 @@ export interface operations {
                         entity_id: number;
                         entity_channel_account_id: number;
                         /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_chat_id: string;
                         contact_id: number;
                         lead_id: number;
@@ -8442,6 +18578,18 @@ export interface operations {
                         service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8487,6 +18635,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8518,7 +18675,7 @@ export interface operations {
                         entity_id: number;
                         entity_channel_account_id: number;
                         /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_chat_id: string;
                         contact_id: number;
                         lead_id: number;
@@ -8536,6 +18693,18 @@ export interface operations {
                         service_window_expires_at: string | null;
                         follow_up: boolean;
                         workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8581,6 +18750,251 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdAssign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    employee_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdUnassign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8675,6 +19089,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -8686,6 +19109,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8780,6 +19212,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -8791,6 +19232,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8885,6 +19335,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -8896,6 +19355,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8991,6 +19459,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9002,6 +19479,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9091,6 +19577,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9102,6 +19597,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9195,6 +19699,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9206,6 +19719,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9297,6 +19819,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9308,6 +19839,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9434,6 +19974,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9445,6 +19994,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9534,6 +20092,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9545,6 +20112,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9592,6 +20168,14 @@ export interface operations {
                             };
                             date_time?: {
                                 fallback_value: string;
+                                calendar?: "GREGORIAN" | "SOLAR_HIJRI";
+                                year?: number;
+                                month?: number;
+                                day_of_month?: number;
+                                /** @description 1 = Monday .. 7 = Sunday */
+                                day_of_week?: number;
+                                hour?: number;
+                                minute?: number;
                             };
                             image?: {
                                 id?: string;
@@ -9672,6 +20256,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9683,6 +20276,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9815,6 +20417,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9826,6 +20437,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9935,6 +20555,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -9946,6 +20575,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10077,6 +20715,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -10088,6 +20735,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10199,6 +20855,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
                 headers: {
@@ -10210,6 +20875,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10288,7 +20962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `message_not_retryable`: not failed, not sent by this service, or already retried */
+            /** @description `message_not_retryable`: not failed, not sent by this service, or already retried; `conversation_taken` (as for a send) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10299,6 +20973,2134 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
+                    media_id?: number;
+                    caption?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesVideo: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
+                    media_id?: number;
+                    caption?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesAudio: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
+                    media_id?: number;
+                    voice?: boolean;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
+                    media_id?: number;
+                    caption?: string;
+                    filename?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesText: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    preview_url?: boolean;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesSticker: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A platform media id */
+                    id?: string;
+                    /** Format: uri */
+                    link?: string;
+                    /** @description A media object of the entity, ready or processing (sent as a signed link once ready) */
+                    media_id?: number;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesLocation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    latitude: string | number;
+                    longitude: string | number;
+                    name?: string;
+                    address?: string;
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    contacts: {
+                        name: {
+                            formatted_name: string;
+                            first_name?: string;
+                            last_name?: string;
+                            middle_name?: string;
+                            suffix?: string;
+                            prefix?: string;
+                        };
+                        addresses?: {
+                            street?: string;
+                            city?: string;
+                            state?: string;
+                            zip?: string;
+                            country?: string;
+                            country_code?: string;
+                            type?: string;
+                        }[];
+                        /** Format: date */
+                        birthday?: string;
+                        emails?: {
+                            email: string;
+                            type?: string;
+                        }[];
+                        org?: {
+                            company?: string;
+                            department?: string;
+                            title?: string;
+                        };
+                        phones?: {
+                            phone: string;
+                            wa_id?: string;
+                            type?: string;
+                        }[];
+                        urls?: {
+                            url: string;
+                            type?: string;
+                        }[];
+                    }[];
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesReaction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Our id of the message reacted to (same conversation) */
+                    message_id: number;
+                    /** @description One emoji; empty removes the reaction */
+                    emoji: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    language: {
+                        code: string;
+                        /** @enum {string} */
+                        policy?: "deterministic";
+                    };
+                    components?: {
+                        type: "header" | "body" | "button";
+                        sub_type?: "quick_reply" | "url" | "copy_code" | "flow";
+                        index?: number | string;
+                        parameters: {
+                            type: "text" | "currency" | "date_time" | "image" | "video" | "document" | "payload" | "coupon_code";
+                            parameter_name?: string;
+                            text?: string;
+                            payload?: string;
+                            coupon_code?: string;
+                            currency?: {
+                                fallback_value: string;
+                                code: string;
+                                amount_1000: number;
+                            };
+                            date_time?: {
+                                fallback_value: string;
+                                calendar?: "GREGORIAN" | "SOLAR_HIJRI";
+                                year?: number;
+                                month?: number;
+                                day_of_month?: number;
+                                /** @description 1 = Monday .. 7 = Sunday */
+                                day_of_week?: number;
+                                hour?: number;
+                                minute?: number;
+                            };
+                            image?: {
+                                id?: string;
+                                /** Format: uri */
+                                link?: string;
+                            };
+                            video?: {
+                                id?: string;
+                                /** Format: uri */
+                                link?: string;
+                            };
+                            document?: {
+                                id?: string;
+                                /** Format: uri */
+                                link?: string;
+                                filename?: string;
+                            };
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesInteractiveButton: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header?: {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "image";
+                        image: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "video";
+                        video: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "document";
+                        document: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        buttons: {
+                            /** @enum {string} */
+                            type: "reply";
+                            reply: {
+                                id: string;
+                                title: string;
+                            };
+                        }[];
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesInteractiveList: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header?: {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        button: string;
+                        sections: {
+                            title?: string;
+                            rows: {
+                                id: string;
+                                title: string;
+                                description?: string;
+                            }[];
+                        }[];
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesInteractiveCtaUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header?: {
+                        /** @enum {string} */
+                        type: "text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "image";
+                        image: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "video";
+                        video: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "document";
+                        document: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        /** @enum {string} */
+                        name: "cta_url";
+                        parameters: {
+                            display_text: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesInteractiveCtaUrlImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Repeating a send with the same key (within the entity) answers the message the first one stored, and sends nothing again */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    header: {
+                        /** @enum {string} */
+                        type: "image";
+                        image: {
+                            id?: string;
+                            /** Format: uri */
+                            link?: string;
+                        };
+                    };
+                    body: {
+                        text: string;
+                    };
+                    footer?: {
+                        text: string;
+                    };
+                    action: {
+                        /** @enum {string} */
+                        name: "cta_url";
+                        parameters: {
+                            display_text: string;
+                            /** Format: uri */
+                            url: string;
+                        };
+                    };
+                    /** @description Our id of the message this one replies to (same conversation) */
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: the conversation is assigned to another agent, or another agent claimed it first (without `conversations.reply_any` only the assignee answers) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdMessagesByMessageIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                messageId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        conversation_id: number;
+                        /** @enum {unknown} */
+                        direction: "inbound" | "outbound";
+                        type: string;
+                        text: string | null;
+                        content: {
+                            [key: string]: unknown;
+                        };
+                        external_message_id: string;
+                        reply_to_external_id: string | null;
+                        media_id: string | null;
+                        status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                        sent_at: string | null;
+                        delivered_at: string | null;
+                        read_at: string | null;
+                        failed_at: string | null;
+                        errors: unknown[] | null;
+                        /** Format: date-time */
+                        occurred_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `message_not_retryable`: not failed, not sent by this service, or already retried; `conversation_taken` (as for a send) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            channel: string;
+                            /** @enum {string} */
+                            availability: "production" | "available" | "planned";
+                            /** @description codes an entity channel account of this channel carries; none while planned */
+                            channel_type_codes: string[];
+                            /** @description outbound message kinds the channel carries (`POST .../messages/<kind>`); none while planned */
+                            message_types: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            channel: string;
+                            /** @enum {string} */
+                            availability: "production" | "available" | "planned";
+                            /** @description codes an entity channel account of this channel carries; none while planned */
+                            channel_type_codes: string[];
+                            /** @description outbound message kinds the channel carries (`POST .../messages/<kind>`); none while planned */
+                            message_types: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10386,6 +23188,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10508,8 +23319,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `already_exists`: the entity has a template with this name and language */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10584,6 +23422,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10720,6 +23567,483 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsTemplates: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "rejected" | "paused";
+                /** @description Pull review statuses from the communications service first */
+                sync?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            language: string;
+                            /** @enum {unknown} */
+                            category: "marketing" | "utility" | "authentication";
+                            parameter_format: "positional" | "named";
+                            components: unknown[];
+                            /** @enum {unknown} */
+                            status: "pending" | "approved" | "rejected" | "paused";
+                            provider_template_id: string | null;
+                            rejection_reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lowercase letters, digits and underscores */
+                    name: string;
+                    /** @description e.g. es, es_MX, en_US */
+                    language: string;
+                    /** @enum {unknown} */
+                    category: "marketing" | "utility" | "authentication";
+                    /** @default positional */
+                    parameter_format?: "positional" | "named";
+                    components: ({
+                        /** @enum {string} */
+                        type: "HEADER";
+                        format: "TEXT" | "IMAGE" | "VIDEO" | "DOCUMENT";
+                        text?: string;
+                        example?: {
+                            header_text?: string[];
+                            header_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                            header_handle?: string[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "BODY";
+                        text: string;
+                        example?: {
+                            body_text?: string[][];
+                            body_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "FOOTER";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "BUTTONS";
+                        buttons: {
+                            type: "QUICK_REPLY" | "URL" | "PHONE_NUMBER" | "COPY_CODE";
+                            text?: string;
+                            url?: string;
+                            phone_number?: string;
+                            example?: string[];
+                        }[];
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        language: string;
+                        /** @enum {unknown} */
+                        category: "marketing" | "utility" | "authentication";
+                        parameter_format: "positional" | "named";
+                        components: unknown[];
+                        /** @enum {unknown} */
+                        status: "pending" | "approved" | "rejected" | "paused";
+                        provider_template_id: string | null;
+                        rejection_reason: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_exists`: the entity has a template with this name and language */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    category?: "marketing" | "utility" | "authentication";
+                    components?: ({
+                        /** @enum {string} */
+                        type: "HEADER";
+                        format: "TEXT" | "IMAGE" | "VIDEO" | "DOCUMENT";
+                        text?: string;
+                        example?: {
+                            header_text?: string[];
+                            header_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                            header_handle?: string[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "BODY";
+                        text: string;
+                        example?: {
+                            body_text?: string[][];
+                            body_text_named_params?: {
+                                param_name: string;
+                                example: string;
+                            }[];
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "FOOTER";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        type: "BUTTONS";
+                        buttons: {
+                            type: "QUICK_REPLY" | "URL" | "PHONE_NUMBER" | "COPY_CODE";
+                            text?: string;
+                            url?: string;
+                            phone_number?: string;
+                            example?: string[];
+                        }[];
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        language: string;
+                        /** @enum {unknown} */
+                        category: "marketing" | "utility" | "authentication";
+                        parameter_format: "positional" | "named";
+                        components: unknown[];
+                        /** @enum {unknown} */
+                        status: "pending" | "approved" | "rejected" | "paused";
+                        provider_template_id: string | null;
+                        rejection_reason: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getInteractionsCommunicationsConfig: {
@@ -10774,7 +24098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10785,6 +24109,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10857,8 +24190,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `base_url_not_allowed`: the base URL names a private or loopback address not allowed, carries credentials, or is not https in production */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10868,6 +24210,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10915,7 +24266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10935,6 +24286,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11002,7 +24362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11022,6 +24382,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11069,7 +24438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11089,6 +24458,445 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsCommunicationsConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        communications_entity_id: string | null;
+                        external_app_id: string | null;
+                        base_url: string | null;
+                        api_key: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        meta_access_token: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        fallback: {
+                            base_url: boolean;
+                            api_key: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPutInteractionsCommunicationsConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    communications_entity_id?: string | null;
+                    external_app_id?: string | null;
+                    /** Format: uri */
+                    base_url?: string | null;
+                    api_key?: string | null;
+                    meta_access_token?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        communications_entity_id: string | null;
+                        external_app_id: string | null;
+                        base_url: string | null;
+                        api_key: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        meta_access_token: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        fallback: {
+                            base_url: boolean;
+                            api_key: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `base_url_not_allowed`: the base URL names a private or loopback address not allowed, carries credentials, or is not https in production */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsCommunicationsWebhookSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsCommunicationsMetaTokenRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    access_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        communications_entity_id: string | null;
+                        external_app_id: string | null;
+                        base_url: string | null;
+                        api_key: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        meta_access_token: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        fallback: {
+                            base_url: boolean;
+                            api_key: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsCommunicationsManualLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        communications_entity_id: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11156,7 +24964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The range is outside the media */
+            /** @description `range_not_satisfiable`: the range is outside the media (Content-Range: bytes *\/size) */
             416: {
                 headers: {
                     [name: string]: unknown;
@@ -11183,6 +24991,111 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsMediaByMediaId: {
+        parameters: {
+            query?: never;
+            header?: {
+                range?: string;
+            };
+            path: {
+                mediaId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The media bytes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested byte range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `range_not_satisfiable`: the range is outside the media (Content-Range: bytes *\/size) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `communications_unavailable`: the communications service could not give the bytes */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getEntityChannelAccounts: {
@@ -11192,8 +25105,8 @@ export interface operations {
                 limit?: number;
                 /** @description Rows to skip */
                 offset?: number;
-                /** @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account */
-                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                /** @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id) */
+                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
             };
             header?: never;
             path?: never;
@@ -11211,10 +25124,10 @@ export interface operations {
                         data: {
                             id: number;
                             /**
-                             * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account
+                             * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
                              * @enum {unknown}
                              */
-                            channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                            channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                             external_account_id: string;
                             display_name: string;
                             phone_number: string | null;
@@ -11271,6 +25184,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postEntityChannelAccounts: {
@@ -11283,12 +25205,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account
-                     * @enum {unknown}
-                     */
-                    channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
-                    external_account_id: string;
+                    channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | "shortvideo";
+                    /** @description The platform account id; required except for web, whose public website token the service generates */
+                    external_account_id?: string;
                     display_name: string;
                     phone_number?: string | null;
                     is_active?: boolean;
@@ -11305,10 +25224,10 @@ export interface operations {
                     "application/json": {
                         id: number;
                         /**
-                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account
+                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
                          * @enum {unknown}
                          */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_account_id: string;
                         display_name: string;
                         phone_number: string | null;
@@ -11347,8 +25266,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `already_exists`: this platform account is registered (in some entity) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `channel_planned`: the channel is planned and takes no accounts yet */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11378,10 +25324,10 @@ export interface operations {
                     "application/json": {
                         id: number;
                         /**
-                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account
+                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
                          * @enum {unknown}
                          */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_account_id: string;
                         display_name: string;
                         phone_number: string | null;
@@ -11431,6 +25377,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11468,10 +25423,10 @@ export interface operations {
                     "application/json": {
                         id: number;
                         /**
-                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account
+                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
                          * @enum {unknown}
                          */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm";
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                         external_account_id: string;
                         display_name: string;
                         phone_number: string | null;
@@ -11521,6 +25476,2103 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetEntityChannelAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id) */
+                channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
+                             * @enum {unknown}
+                             */
+                            channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                            external_account_id: string;
+                            display_name: string;
+                            phone_number: string | null;
+                            is_active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostEntityChannelAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | "shortvideo";
+                    /** @description The platform account id; required except for web, whose public website token the service generates */
+                    external_account_id?: string;
+                    display_name: string;
+                    phone_number?: string | null;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
+                         * @enum {unknown}
+                         */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_account_id: string;
+                        display_name: string;
+                        phone_number: string | null;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_exists`: this platform account is registered (in some entity) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `channel_planned`: the channel is planned and takes no accounts yet */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetEntityChannelAccountsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
+                         * @enum {unknown}
+                         */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_account_id: string;
+                        display_name: string;
+                        phone_number: string | null;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchEntityChannelAccountsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string;
+                    phone_number?: string | null;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description chatapp_*: WhatsApp number; social_messenger: Messenger page; social_dm: Instagram account; web: website chat (its website token is the external account id)
+                         * @enum {unknown}
+                         */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_account_id: string;
+                        display_name: string;
+                        phone_number: string | null;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            routing_queue_id: number | null;
+                            time_zone: string;
+                            intervals: {
+                                /** @description ISO weekday: 1 Monday … 7 Sunday */
+                                day: number;
+                                /** @description local time HH:MM (24:00 ends the day) */
+                                start: string;
+                                /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                                end: string;
+                            }[];
+                            holidays: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    routing_queue_id?: number | null;
+                    /** @description IANA time zone; default the entity's */
+                    time_zone?: string;
+                    intervals: {
+                        /** @description ISO weekday: 1 Monday … 7 Sunday */
+                        day: number;
+                        /** @description local time HH:MM (24:00 ends the day) */
+                        start: string;
+                        /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                        end: string;
+                    }[];
+                    /** @description local dates YYYY-MM-DD */
+                    holidays?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        routing_queue_id: number | null;
+                        time_zone: string;
+                        intervals: {
+                            /** @description ISO weekday: 1 Monday … 7 Sunday */
+                            day: number;
+                            /** @description local time HH:MM (24:00 ends the day) */
+                            start: string;
+                            /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                            end: string;
+                        }[];
+                        holidays: string[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteractionsBusinessHoursById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchInteractionsBusinessHoursById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    time_zone?: string;
+                    intervals?: {
+                        /** @description ISO weekday: 1 Monday … 7 Sunday */
+                        day: number;
+                        /** @description local time HH:MM (24:00 ends the day) */
+                        start: string;
+                        /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                        end: string;
+                    }[];
+                    holidays?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        routing_queue_id: number | null;
+                        time_zone: string;
+                        intervals: {
+                            /** @description ISO weekday: 1 Monday … 7 Sunday */
+                            day: number;
+                            /** @description local time HH:MM (24:00 ends the day) */
+                            start: string;
+                            /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                            end: string;
+                        }[];
+                        holidays: string[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsSlaPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            lead_id: number | null;
+                            routing_queue_id: number | null;
+                            channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                            first_response_minutes: number | null;
+                            next_response_minutes: number | null;
+                            resolution_minutes: number | null;
+                            /** @enum {unknown} */
+                            time_basis: "business" | "calendar";
+                            at_risk_share: number;
+                            pause_on_pending: boolean;
+                            pause_on_snoozed: boolean;
+                            is_active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsSlaPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description order within a rank, lowest first */
+                    position?: number;
+                    lead_id?: number | null;
+                    routing_queue_id?: number | null;
+                    channel_type_code?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                    first_response_minutes?: number | null;
+                    next_response_minutes?: number | null;
+                    resolution_minutes?: number | null;
+                    /** @enum {unknown} */
+                    time_basis?: "business" | "calendar";
+                    /** @description share of a target after which it is at risk (default 0.8) */
+                    at_risk_share?: number;
+                    pause_on_pending?: boolean;
+                    pause_on_snoozed?: boolean;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        position: number;
+                        lead_id: number | null;
+                        routing_queue_id: number | null;
+                        channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                        first_response_minutes: number | null;
+                        next_response_minutes: number | null;
+                        resolution_minutes: number | null;
+                        /** @enum {unknown} */
+                        time_basis: "business" | "calendar";
+                        at_risk_share: number;
+                        pause_on_pending: boolean;
+                        pause_on_snoozed: boolean;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsSlaPoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        position: number;
+                        lead_id: number | null;
+                        routing_queue_id: number | null;
+                        channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                        first_response_minutes: number | null;
+                        next_response_minutes: number | null;
+                        resolution_minutes: number | null;
+                        /** @enum {unknown} */
+                        time_basis: "business" | "calendar";
+                        at_risk_share: number;
+                        pause_on_pending: boolean;
+                        pause_on_snoozed: boolean;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteractionsSlaPoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchInteractionsSlaPoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description order within a rank, lowest first */
+                    position?: number;
+                    lead_id?: number | null;
+                    routing_queue_id?: number | null;
+                    channel_type_code?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                    first_response_minutes?: number | null;
+                    next_response_minutes?: number | null;
+                    resolution_minutes?: number | null;
+                    /** @enum {unknown} */
+                    time_basis?: "business" | "calendar";
+                    /** @description share of a target after which it is at risk (default 0.8) */
+                    at_risk_share?: number;
+                    pause_on_pending?: boolean;
+                    pause_on_snoozed?: boolean;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        position: number;
+                        lead_id: number | null;
+                        routing_queue_id: number | null;
+                        channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                        first_response_minutes: number | null;
+                        next_response_minutes: number | null;
+                        resolution_minutes: number | null;
+                        /** @enum {unknown} */
+                        time_basis: "business" | "calendar";
+                        at_risk_share: number;
+                        pause_on_pending: boolean;
+                        pause_on_snoozed: boolean;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            routing_queue_id: number | null;
+                            time_zone: string;
+                            intervals: {
+                                /** @description ISO weekday: 1 Monday … 7 Sunday */
+                                day: number;
+                                /** @description local time HH:MM (24:00 ends the day) */
+                                start: string;
+                                /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                                end: string;
+                            }[];
+                            holidays: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    routing_queue_id?: number | null;
+                    /** @description IANA time zone; default the entity's */
+                    time_zone?: string;
+                    intervals: {
+                        /** @description ISO weekday: 1 Monday … 7 Sunday */
+                        day: number;
+                        /** @description local time HH:MM (24:00 ends the day) */
+                        start: string;
+                        /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                        end: string;
+                    }[];
+                    /** @description local dates YYYY-MM-DD */
+                    holidays?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        routing_queue_id: number | null;
+                        time_zone: string;
+                        intervals: {
+                            /** @description ISO weekday: 1 Monday … 7 Sunday */
+                            day: number;
+                            /** @description local time HH:MM (24:00 ends the day) */
+                            start: string;
+                            /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                            end: string;
+                        }[];
+                        holidays: string[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsBusinessHoursById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsBusinessHoursById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    time_zone?: string;
+                    intervals?: {
+                        /** @description ISO weekday: 1 Monday … 7 Sunday */
+                        day: number;
+                        /** @description local time HH:MM (24:00 ends the day) */
+                        start: string;
+                        /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                        end: string;
+                    }[];
+                    holidays?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        routing_queue_id: number | null;
+                        time_zone: string;
+                        intervals: {
+                            /** @description ISO weekday: 1 Monday … 7 Sunday */
+                            day: number;
+                            /** @description local time HH:MM (24:00 ends the day) */
+                            start: string;
+                            /** @description local time HH:MM; at or before `start`: the interval crosses midnight */
+                            end: string;
+                        }[];
+                        holidays: string[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsSlaPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            lead_id: number | null;
+                            routing_queue_id: number | null;
+                            channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                            first_response_minutes: number | null;
+                            next_response_minutes: number | null;
+                            resolution_minutes: number | null;
+                            /** @enum {unknown} */
+                            time_basis: "business" | "calendar";
+                            at_risk_share: number;
+                            pause_on_pending: boolean;
+                            pause_on_snoozed: boolean;
+                            is_active: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsSlaPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description order within a rank, lowest first */
+                    position?: number;
+                    lead_id?: number | null;
+                    routing_queue_id?: number | null;
+                    channel_type_code?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                    first_response_minutes?: number | null;
+                    next_response_minutes?: number | null;
+                    resolution_minutes?: number | null;
+                    /** @enum {unknown} */
+                    time_basis?: "business" | "calendar";
+                    /** @description share of a target after which it is at risk (default 0.8) */
+                    at_risk_share?: number;
+                    pause_on_pending?: boolean;
+                    pause_on_snoozed?: boolean;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        position: number;
+                        lead_id: number | null;
+                        routing_queue_id: number | null;
+                        channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                        first_response_minutes: number | null;
+                        next_response_minutes: number | null;
+                        resolution_minutes: number | null;
+                        /** @enum {unknown} */
+                        time_basis: "business" | "calendar";
+                        at_risk_share: number;
+                        pause_on_pending: boolean;
+                        pause_on_snoozed: boolean;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsSlaPoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        position: number;
+                        lead_id: number | null;
+                        routing_queue_id: number | null;
+                        channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                        first_response_minutes: number | null;
+                        next_response_minutes: number | null;
+                        resolution_minutes: number | null;
+                        /** @enum {unknown} */
+                        time_basis: "business" | "calendar";
+                        at_risk_share: number;
+                        pause_on_pending: boolean;
+                        pause_on_snoozed: boolean;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsSlaPoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsSlaPoliciesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description order within a rank, lowest first */
+                    position?: number;
+                    lead_id?: number | null;
+                    routing_queue_id?: number | null;
+                    channel_type_code?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                    first_response_minutes?: number | null;
+                    next_response_minutes?: number | null;
+                    resolution_minutes?: number | null;
+                    /** @enum {unknown} */
+                    time_basis?: "business" | "calendar";
+                    /** @description share of a target after which it is at risk (default 0.8) */
+                    at_risk_share?: number;
+                    pause_on_pending?: boolean;
+                    pause_on_snoozed?: boolean;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        position: number;
+                        lead_id: number | null;
+                        routing_queue_id: number | null;
+                        channel_type_code: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web") | null;
+                        first_response_minutes: number | null;
+                        next_response_minutes: number | null;
+                        resolution_minutes: number | null;
+                        /** @enum {unknown} */
+                        time_basis: "business" | "calendar";
+                        at_risk_share: number;
+                        pause_on_pending: boolean;
+                        pause_on_snoozed: boolean;
+                        is_active: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11586,6 +27638,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11664,6 +27725,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteInteractionsRoutingQueuesById: {
@@ -11722,6 +27792,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11811,6 +27890,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getInteractionsRoutingQueuesByIdMembers: {
@@ -11880,6 +27968,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11970,6 +28067,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteInteractionsRoutingQueuesByIdMembersByMemberId: {
@@ -12029,6 +28135,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12119,6 +28234,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postInteractionsRoutingAvailability: {
@@ -12175,6 +28299,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getInteractionsRoutingFilters: {
@@ -12199,7 +28332,7 @@ export interface operations {
                             queue_id: number;
                             priority: number;
                             conditions: {
-                                channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm")[];
+                                channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
                                 entity_channel_account_ids?: number[];
                                 message_text_contains?: string;
                                 is_first_message?: boolean;
@@ -12247,6 +28380,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postInteractionsRoutingFilters: {
@@ -12263,7 +28405,7 @@ export interface operations {
                     queue_id: number;
                     priority?: number;
                     conditions: {
-                        channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm")[];
+                        channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
                         entity_channel_account_ids?: number[];
                         message_text_contains?: string;
                         is_first_message?: boolean;
@@ -12287,7 +28429,7 @@ export interface operations {
                         queue_id: number;
                         priority: number;
                         conditions: {
-                            channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm")[];
+                            channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
                             entity_channel_account_ids?: number[];
                             message_text_contains?: string;
                             is_first_message?: boolean;
@@ -12325,8 +28467,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_found`: the routing queue named in the body is not in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12399,6 +28559,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchInteractionsRoutingFiltersById: {
@@ -12417,7 +28586,7 @@ export interface operations {
                     queue_id?: number;
                     priority?: number;
                     conditions?: {
-                        channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm")[];
+                        channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
                         entity_channel_account_ids?: number[];
                         message_text_contains?: string;
                         is_first_message?: boolean;
@@ -12441,7 +28610,7 @@ export interface operations {
                         queue_id: number;
                         priority: number;
                         conditions: {
-                            channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm")[];
+                            channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
                             entity_channel_account_ids?: number[];
                             message_text_contains?: string;
                             is_first_message?: boolean;
@@ -12490,6 +28659,3072 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsRoutingQueues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            is_default: boolean;
+                            default_capacity: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsRoutingQueues: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    is_default?: boolean;
+                    default_capacity?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        is_default: boolean;
+                        default_capacity: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsRoutingQueuesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsRoutingQueuesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    is_default?: boolean;
+                    default_capacity?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        is_default: boolean;
+                        default_capacity: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsRoutingQueuesByIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            queue_id: number;
+                            employee_id: number;
+                            position: number;
+                            is_available: boolean;
+                            capacity: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsRoutingQueuesByIdMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    employee_id: number;
+                    position?: number;
+                    is_available?: boolean;
+                    capacity?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        queue_id: number;
+                        employee_id: number;
+                        position: number;
+                        is_available: boolean;
+                        capacity: number | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsRoutingQueuesByIdMembersByMemberId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                memberId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsRoutingQueuesByIdMembersByMemberId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                memberId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    position?: number;
+                    is_available?: boolean;
+                    capacity?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        queue_id: number;
+                        employee_id: number;
+                        position: number;
+                        is_available: boolean;
+                        capacity: number | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsRoutingAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    is_available: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        employee_id: number;
+                        is_available: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsRoutingFilters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            queue_id: number;
+                            priority: number;
+                            conditions: {
+                                channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
+                                entity_channel_account_ids?: number[];
+                                message_text_contains?: string;
+                                is_first_message?: boolean;
+                                lead_has_seller?: boolean;
+                                lead_seller_employee_ids?: number[];
+                            };
+                            is_active: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsRoutingFilters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    queue_id: number;
+                    priority?: number;
+                    conditions: {
+                        channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
+                        entity_channel_account_ids?: number[];
+                        message_text_contains?: string;
+                        is_first_message?: boolean;
+                        lead_has_seller?: boolean;
+                        lead_seller_employee_ids?: number[];
+                    };
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        queue_id: number;
+                        priority: number;
+                        conditions: {
+                            channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
+                            entity_channel_account_ids?: number[];
+                            message_text_contains?: string;
+                            is_first_message?: boolean;
+                            lead_has_seller?: boolean;
+                            lead_seller_employee_ids?: number[];
+                        };
+                        is_active: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the routing queue named in the body is not in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsRoutingFiltersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsRoutingFiltersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    queue_id?: number;
+                    priority?: number;
+                    conditions?: {
+                        channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
+                        entity_channel_account_ids?: number[];
+                        message_text_contains?: string;
+                        is_first_message?: boolean;
+                        lead_has_seller?: boolean;
+                        lead_seller_employee_ids?: number[];
+                    };
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        queue_id: number;
+                        priority: number;
+                        conditions: {
+                            channel_type_codes?: ("chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web")[];
+                            entity_channel_account_ids?: number[];
+                            message_text_contains?: string;
+                            is_first_message?: boolean;
+                            lead_has_seller?: boolean;
+                            lead_seller_employee_ids?: number[];
+                        };
+                        is_active: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEntityChannelAccountsByIdWeb: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entity_channel_account_id: number;
+                        /** @description Public: the one the embed snippet carries */
+                        website_token: string;
+                        /** @description Pages allowed to use the widget (besides this service own demo page) */
+                        allowed_origins: string[];
+                        greeting_text: string | null;
+                        away_text: string | null;
+                        /** @description Pre-chat form: each field off, asked (optional) or required */
+                        prechat_fields: {
+                            name: "off" | "optional" | "required";
+                            email: "off" | "optional" | "required";
+                            phone: "off" | "optional" | "required";
+                        };
+                        appearance: {
+                            /** @description Launcher and visitor bubbles, #rrggbb */
+                            color: string;
+                            position: "right" | "left";
+                        };
+                        business_hours_text: string | null;
+                        identity_secret: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        /** @description The script tag (HTML) a site embeds */
+                        embed_snippet: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No web channel account with this id in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchEntityChannelAccountsByIdWeb: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allowed_origins?: string[];
+                    /** @description Shown when the widget opens */
+                    greeting_text?: string | null;
+                    /** @description Shown beside the business hours */
+                    away_text?: string | null;
+                    /** @description Pre-chat form: each field off, asked (optional) or required */
+                    prechat_fields?: {
+                        name: "off" | "optional" | "required";
+                        email: "off" | "optional" | "required";
+                        phone: "off" | "optional" | "required";
+                    };
+                    appearance?: {
+                        /** @description Launcher and visitor bubbles, #rrggbb */
+                        color: string;
+                        position: "right" | "left";
+                    };
+                    /** @description Business hours as the visitor reads them */
+                    business_hours_text?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entity_channel_account_id: number;
+                        /** @description Public: the one the embed snippet carries */
+                        website_token: string;
+                        /** @description Pages allowed to use the widget (besides this service own demo page) */
+                        allowed_origins: string[];
+                        greeting_text: string | null;
+                        away_text: string | null;
+                        /** @description Pre-chat form: each field off, asked (optional) or required */
+                        prechat_fields: {
+                            name: "off" | "optional" | "required";
+                            email: "off" | "optional" | "required";
+                            phone: "off" | "optional" | "required";
+                        };
+                        appearance: {
+                            /** @description Launcher and visitor bubbles, #rrggbb */
+                            color: string;
+                            position: "right" | "left";
+                        };
+                        business_hours_text: string | null;
+                        identity_secret: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        /** @description The script tag (HTML) a site embeds */
+                        embed_snippet: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No web channel account with this id in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postEntityChannelAccountsByIdWebIdentitySecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Shown once: HMAC-SHA256 key of identity verification */
+                        identity_secret: string;
+                        last4: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No web channel account with this id in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdTyping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    typing: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_channel`: not a web conversation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetEntityChannelAccountsByIdWeb: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entity_channel_account_id: number;
+                        /** @description Public: the one the embed snippet carries */
+                        website_token: string;
+                        /** @description Pages allowed to use the widget (besides this service own demo page) */
+                        allowed_origins: string[];
+                        greeting_text: string | null;
+                        away_text: string | null;
+                        /** @description Pre-chat form: each field off, asked (optional) or required */
+                        prechat_fields: {
+                            name: "off" | "optional" | "required";
+                            email: "off" | "optional" | "required";
+                            phone: "off" | "optional" | "required";
+                        };
+                        appearance: {
+                            /** @description Launcher and visitor bubbles, #rrggbb */
+                            color: string;
+                            position: "right" | "left";
+                        };
+                        business_hours_text: string | null;
+                        identity_secret: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        /** @description The script tag (HTML) a site embeds */
+                        embed_snippet: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No web channel account with this id in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchEntityChannelAccountsByIdWeb: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allowed_origins?: string[];
+                    /** @description Shown when the widget opens */
+                    greeting_text?: string | null;
+                    /** @description Shown beside the business hours */
+                    away_text?: string | null;
+                    /** @description Pre-chat form: each field off, asked (optional) or required */
+                    prechat_fields?: {
+                        name: "off" | "optional" | "required";
+                        email: "off" | "optional" | "required";
+                        phone: "off" | "optional" | "required";
+                    };
+                    appearance?: {
+                        /** @description Launcher and visitor bubbles, #rrggbb */
+                        color: string;
+                        position: "right" | "left";
+                    };
+                    /** @description Business hours as the visitor reads them */
+                    business_hours_text?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entity_channel_account_id: number;
+                        /** @description Public: the one the embed snippet carries */
+                        website_token: string;
+                        /** @description Pages allowed to use the widget (besides this service own demo page) */
+                        allowed_origins: string[];
+                        greeting_text: string | null;
+                        away_text: string | null;
+                        /** @description Pre-chat form: each field off, asked (optional) or required */
+                        prechat_fields: {
+                            name: "off" | "optional" | "required";
+                            email: "off" | "optional" | "required";
+                            phone: "off" | "optional" | "required";
+                        };
+                        appearance: {
+                            /** @description Launcher and visitor bubbles, #rrggbb */
+                            color: string;
+                            position: "right" | "left";
+                        };
+                        business_hours_text: string | null;
+                        identity_secret: {
+                            configured: boolean;
+                            last4: string | null;
+                        };
+                        /** @description The script tag (HTML) a site embeds */
+                        embed_snippet: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No web channel account with this id in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostEntityChannelAccountsByIdWebIdentitySecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Shown once: HMAC-SHA256 key of identity verification */
+                        identity_secret: string;
+                        last4: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No web channel account with this id in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdTyping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    typing: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_channel`: not a web conversation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWidgetByWebsiteTokenConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                website_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        display_name: string;
+                        greeting_text: string | null;
+                        away_text: string | null;
+                        business_hours_text: string | null;
+                        /** @description Pre-chat form: each field off, asked (optional) or required */
+                        prechat_fields: {
+                            name: "off" | "optional" | "required";
+                            email: "off" | "optional" | "required";
+                            phone: "off" | "optional" | "required";
+                        };
+                        appearance: {
+                            /** @description Launcher and visitor bubbles, #rrggbb */
+                            color: string;
+                            position: "right" | "left";
+                        };
+                        max_text_length: number;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: the page is not on an origin the account allows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active website with this token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWidgetByWebsiteTokenSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                website_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A previous visitor token: resumes that visitor (rotated) */
+                    visitor_token?: string;
+                    identity?: {
+                        /** @description The site's id of its logged-in customer */
+                        identifier: string;
+                        /** @description hex HMAC-SHA256(identity secret, identifier) */
+                        signature: string;
+                    };
+                    prechat?: {
+                        name?: string;
+                        email?: string;
+                        phone?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        visitor_token: string;
+                        /** @description Seconds */
+                        expires_in: number;
+                        visitor: {
+                            id: number;
+                            name: string | null;
+                            email: string | null;
+                            phone: string | null;
+                            verified: boolean;
+                        };
+                        /** @description Null until the first message opens it */
+                        conversation_id: number | null;
+                        widget: {
+                            display_name: string;
+                            greeting_text: string | null;
+                            away_text: string | null;
+                            business_hours_text: string | null;
+                            /** @description Pre-chat form: each field off, asked (optional) or required */
+                            prechat_fields: {
+                                name: "off" | "optional" | "required";
+                                email: "off" | "optional" | "required";
+                                phone: "off" | "optional" | "required";
+                            };
+                            appearance: {
+                                /** @description Launcher and visitor bubbles, #rrggbb */
+                                color: string;
+                                position: "right" | "left";
+                            };
+                            max_text_length: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_identity_signature`, `invalid_visitor_token`, `visitor_token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: the page is not on an origin the account allows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active website with this token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWidgetByWebsiteTokenMessages: {
+        parameters: {
+            query?: {
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                website_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: number | null;
+                        data: {
+                            id: number;
+                            author: "visitor" | "agent";
+                            type: string;
+                            /** @description Plain text: never HTML */
+                            text: string | null;
+                            media: {
+                                url: string;
+                                kind: string;
+                                filename: string | null;
+                            } | null;
+                            status: string | null;
+                            /** Format: date-time */
+                            occurred_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`, `invalid_visitor_token`, `visitor_token_expired`, `visitor_token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: the page is not on an origin the account allows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active website with this token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWidgetByWebsiteTokenMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                website_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Plain text, at most max_text_length characters */
+                    text?: string;
+                    attachment?: {
+                        media_id: number;
+                        upload_ticket: string;
+                    };
+                    /** @description Makes a repeated send safe */
+                    client_message_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The external id of the message */
+                        message_id: string;
+                        duplicate: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`, `invalid_visitor_token`, `visitor_token_expired`, `visitor_token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: the page is not on an origin the account allows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active website with this token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWidgetByWebsiteTokenUploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                website_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    file_name: string;
+                    content_type: string;
+                    size: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        media_id: number;
+                        upload_ticket: string;
+                        upload: {
+                            url: string;
+                            method: string;
+                            headers: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`, `invalid_visitor_token`, `visitor_token_expired`, `visitor_token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`, `media_quota_exceeded` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active website with this token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWidgetByWebsiteTokenRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                website_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`, `invalid_visitor_token`, `visitor_token_expired`, `visitor_token_revoked` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: the page is not on an origin the account allows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No active website with this token */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsReportsDaily: {
+        parameters: {
+            query: {
+                /** @description First local day of the report (YYYY-MM-DD, in the entity's time zone), included */
+                from: string;
+                /** @description Last local day, included; at most 366 days after `from` */
+                to: string;
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The entity's IANA time zone the days are counted in */
+                        time_zone: string;
+                        /** @description As asked */
+                        from: string;
+                        /** @description As asked */
+                        to: string;
+                        group_by: ("agent" | "queue" | "channel") | null;
+                        /** @description Days and groups with at least one event, by day then group (null first) */
+                        rows: {
+                            /** @description The local day (the entity's time zone) */
+                            date: string;
+                            /** @description group_by=agent: the employee the events were attributed to; null for unassigned conversations */
+                            agent_id?: number | null;
+                            /** @description group_by=queue: the routing queue; null for none */
+                            queue_id?: number | null;
+                            /**
+                             * @description group_by=channel: the channel type code
+                             * @enum {unknown}
+                             */
+                            channel?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                            conversations_opened: number;
+                            conversations_resolved: number;
+                            /** @description Resolved conversations opened again (by an agent or a customer writing) */
+                            conversations_reopened: number;
+                            /** @description Median seconds from the opening to the first message an employee sent, of first responses this day; null when none */
+                            first_response_median_seconds: number | null;
+                            /** @description 90th percentile (interpolated) of the same */
+                            first_response_p90_seconds: number | null;
+                            /** @description Median seconds from the opening (or the last reopening) to the resolution, of resolutions this day */
+                            resolution_median_seconds: number | null;
+                            /** @description 90th percentile (interpolated) of the same */
+                            resolution_p90_seconds: number | null;
+                            /** @description Of the resolutions this day whose conversation had an SLA policy, the percentage with no SLA breach since the opening or reopening; null when none had a policy */
+                            sla_achievement_pct: number | null;
+                            messages_in: number;
+                            messages_out: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsReportsDailyCsv: {
+        parameters: {
+            query: {
+                /** @description First local day of the report (YYYY-MM-DD, in the entity's time zone), included */
+                from: string;
+                /** @description Last local day, included; at most 366 days after `from` */
+                to: string;
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsReportsDailyXlsx: {
+        parameters: {
+            query: {
+                /** @description First local day of the report (YYYY-MM-DD, in the entity's time zone), included */
+                from: string;
+                /** @description Last local day, included; at most 366 days after `from` */
+                to: string;
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsReportsDaily: {
+        parameters: {
+            query: {
+                /** @description First local day of the report (YYYY-MM-DD, in the entity's time zone), included */
+                from: string;
+                /** @description Last local day, included; at most 366 days after `from` */
+                to: string;
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The entity's IANA time zone the days are counted in */
+                        time_zone: string;
+                        /** @description As asked */
+                        from: string;
+                        /** @description As asked */
+                        to: string;
+                        group_by: ("agent" | "queue" | "channel") | null;
+                        /** @description Days and groups with at least one event, by day then group (null first) */
+                        rows: {
+                            /** @description The local day (the entity's time zone) */
+                            date: string;
+                            /** @description group_by=agent: the employee the events were attributed to; null for unassigned conversations */
+                            agent_id?: number | null;
+                            /** @description group_by=queue: the routing queue; null for none */
+                            queue_id?: number | null;
+                            /**
+                             * @description group_by=channel: the channel type code
+                             * @enum {unknown}
+                             */
+                            channel?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                            conversations_opened: number;
+                            conversations_resolved: number;
+                            /** @description Resolved conversations opened again (by an agent or a customer writing) */
+                            conversations_reopened: number;
+                            /** @description Median seconds from the opening to the first message an employee sent, of first responses this day; null when none */
+                            first_response_median_seconds: number | null;
+                            /** @description 90th percentile (interpolated) of the same */
+                            first_response_p90_seconds: number | null;
+                            /** @description Median seconds from the opening (or the last reopening) to the resolution, of resolutions this day */
+                            resolution_median_seconds: number | null;
+                            /** @description 90th percentile (interpolated) of the same */
+                            resolution_p90_seconds: number | null;
+                            /** @description Of the resolutions this day whose conversation had an SLA policy, the percentage with no SLA breach since the opening or reopening; null when none had a policy */
+                            sla_achievement_pct: number | null;
+                            messages_in: number;
+                            messages_out: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsReportsDailyCsv: {
+        parameters: {
+            query: {
+                /** @description First local day of the report (YYYY-MM-DD, in the entity's time zone), included */
+                from: string;
+                /** @description Last local day, included; at most 366 days after `from` */
+                to: string;
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsReportsDailyXlsx: {
+        parameters: {
+            query: {
+                /** @description First local day of the report (YYYY-MM-DD, in the entity's time zone), included */
+                from: string;
+                /** @description Last local day, included; at most 366 days after `from` */
+                to: string;
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12589,6 +31824,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postAuthChangeEntity: {
@@ -12650,8 +31894,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `entity_not_allowed`: the user is not a member of the entity */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12708,6 +31970,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12795,13 +32066,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
             /** @description The caller lacks the permission the operation requires */
@@ -12822,8 +32093,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12890,13 +32197,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
             /** @description The caller lacks the permission the operation requires */
@@ -12917,8 +32224,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12967,13 +32310,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired Bearer token */
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
             /** @description The caller lacks the permission the operation requires */
@@ -12994,6 +32337,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description `price_not_in_currency`, `outside_service_window`, ... */
             422: {
                 headers: {
@@ -13003,8 +32355,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13118,6 +32497,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13251,6 +32639,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getQuotesById: {
@@ -13350,6 +32747,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13499,6 +32905,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getQuotesByIdPdf: {
@@ -13559,6 +32974,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13651,6 +33075,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13773,6 +33206,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postQuotesByIdApprove: {
@@ -13881,6 +33323,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14003,6 +33454,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOrders: {
@@ -14108,6 +33568,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14230,6 +33699,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_found`: the quote (or a record) named in the body is not in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `quote_not_approved`, `order_exists` */
             409: {
                 headers: {
@@ -14241,6 +33719,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14363,6 +33850,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOrdersById: {
@@ -14469,6 +33965,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOpportunityPipeline: {
@@ -14526,6 +34031,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14611,6 +34125,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14713,6 +34236,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14824,6 +34356,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOpportunitiesById: {
@@ -14911,6 +34452,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15028,6 +34578,2616 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversationsByIdCatalogContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversation_id: number;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        channel_type_code: string;
+                        seller_employee_ids: number[];
+                        /** @description Currency of the lead's latest order, else the default (GTQ) */
+                        currency: string;
+                        recent_orders: {
+                            id: number;
+                            quote_id: number | null;
+                            lead_id: number;
+                            contact_id: number | null;
+                            seller_employee_id: number;
+                            notes: string;
+                            currency: string;
+                            /** @description Sum of line gross amounts */
+                            subtotal: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            /** @description Total in minor units of the currency */
+                            total_minor: number;
+                            lines: {
+                                position: number;
+                                product_code: string | null;
+                                description: string;
+                                quantity: string;
+                                unit_price: string;
+                                discount_percent: string;
+                                tax_percent: string;
+                                gross: string;
+                                discount: string;
+                                tax: string;
+                                total: string;
+                                total_minor: number;
+                            }[];
+                            erp: {
+                                /** @enum {string} */
+                                push_status: "pending" | "pushed" | "failed";
+                                order_number: string | null;
+                                status: string | null;
+                                error: unknown;
+                                pushed_at: string | null;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversationsByIdCatalogProducts: {
+        parameters: {
+            query?: {
+                /** @description Words found in the code, name or description (any case and accents) */
+                q?: string;
+                category?: string;
+                /** @description Only products priced in this currency */
+                currency?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            code: string;
+                            name: string;
+                            description: string | null;
+                            unit: string;
+                            category: string | null;
+                            images: string[];
+                            stock: number;
+                            prices: {
+                                currency: string;
+                                amount: string;
+                            }[];
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdCatalogSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ERP product id from catalog/products */
+                    product_id: string;
+                    /** @description Price to show; default the product's first price */
+                    currency?: string;
+                    reply_to_message_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The message, pending (as POST .../messages/image) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid CRM token, or `erp_session_invalid`: the ERP rejected the stored credentials (body: `erp_session`, `reconcile`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_entity_mismatch`: the entity selected in the ERP is not the active CRM entity (body: `erp_session`, `reconcile`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `price_not_in_currency`, `outside_service_window`, ... */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_session_required`: the ERP session is missing or expired; sync it, then retry (body: `erp_session`, `reconcile`) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `erp_invalid_response`: the ERP answered outside its contract */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetQuotes: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Lead */
+                lead_id?: number;
+                status?: "draft" | "sent" | "approved" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            lead_id: number;
+                            contact_id: number | null;
+                            seller_employee_id: number;
+                            /** @enum {string} */
+                            status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                            valid_until: string;
+                            notes: string;
+                            currency: string;
+                            /** @description Sum of line gross amounts */
+                            subtotal: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            /** @description Total in minor units of the currency */
+                            total_minor: number;
+                            lines: {
+                                position: number;
+                                product_code: string | null;
+                                description: string;
+                                quantity: string;
+                                unit_price: string;
+                                discount_percent: string;
+                                tax_percent: string;
+                                gross: string;
+                                discount: string;
+                                tax: string;
+                                total: string;
+                                total_minor: number;
+                            }[];
+                            /** @description The order created from this quote */
+                            order_id: number | null;
+                            sent_at: string | null;
+                            decided_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostQuotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lead (or client) quoted */
+                    lead_id: number;
+                    /** @description Contact of the lead the quote is for */
+                    contact_id?: number;
+                    /** @description Seller; another than the caller needs catalog.seller_change */
+                    seller_employee_id?: number;
+                    /** @description ISO 4217, e.g. GTQ */
+                    currency: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    valid_until: string;
+                    notes?: string;
+                    lines: {
+                        product_code?: string;
+                        description: string;
+                        /** @description Up to 3 decimals, e.g. "1.5" */
+                        quantity: string;
+                        /** @description In the document currency, at most its minor digits, e.g. "12.50" */
+                        unit_price: string;
+                        /** @description 0 to 100, up to 2 decimals */
+                        discount_percent?: string;
+                        /** @description Up to 2 decimals, e.g. "12" for IVA */
+                        tax_percent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetQuotesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchQuotesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Drafts only (409 quote_not_editable otherwise); lines are replaced as a whole */
+        requestBody: {
+            content: {
+                "application/json": {
+                    contact_id?: number | null;
+                    /** @description Seller; another than the caller needs catalog.seller_change */
+                    seller_employee_id?: number;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    valid_until?: string;
+                    notes?: string;
+                    lines?: {
+                        product_code?: string;
+                        description: string;
+                        /** @description Up to 3 decimals, e.g. "1.5" */
+                        quantity: string;
+                        /** @description In the document currency, at most its minor digits, e.g. "12.50" */
+                        unit_price: string;
+                        /** @description 0 to 100, up to 2 decimals */
+                        discount_percent?: string;
+                        /** @description Up to 2 decimals, e.g. "12" for IVA */
+                        tax_percent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `quote_not_editable` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetQuotesByIdPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote as a PDF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostQuotesByIdSendToConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Conversation of the entity */
+                    conversation_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The document message, pending */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `outside_service_window`, ... */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostQuotesByIdSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostQuotesByIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostQuotesByIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        /** @enum {string} */
+                        status: "draft" | "sent" | "approved" | "rejected" | "expired";
+                        valid_until: string;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        /** @description The order created from this quote */
+                        order_id: number | null;
+                        sent_at: string | null;
+                        decided_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Lead */
+                lead_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            quote_id: number | null;
+                            lead_id: number;
+                            contact_id: number | null;
+                            seller_employee_id: number;
+                            notes: string;
+                            currency: string;
+                            /** @description Sum of line gross amounts */
+                            subtotal: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            /** @description Total in minor units of the currency */
+                            total_minor: number;
+                            lines: {
+                                position: number;
+                                product_code: string | null;
+                                description: string;
+                                quantity: string;
+                                unit_price: string;
+                                discount_percent: string;
+                                tax_percent: string;
+                                gross: string;
+                                discount: string;
+                                tax: string;
+                                total: string;
+                                total_minor: number;
+                            }[];
+                            erp: {
+                                /** @enum {string} */
+                                push_status: "pending" | "pushed" | "failed";
+                                order_number: string | null;
+                                status: string | null;
+                                error: unknown;
+                                pushed_at: string | null;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An approved quote; its lines, currency and parties are copied */
+                    quote_id: number;
+                } | {
+                    /** @description Lead (or client) ordering */
+                    lead_id: number;
+                    /** @description Contact of the lead */
+                    contact_id?: number;
+                    /** @description Seller; another than the caller needs catalog.seller_change */
+                    seller_employee_id?: number;
+                    /** @description ISO 4217, e.g. GTQ */
+                    currency: string;
+                    notes?: string;
+                    lines: {
+                        product_code?: string;
+                        description: string;
+                        /** @description Up to 3 decimals, e.g. "1.5" */
+                        quantity: string;
+                        /** @description In the document currency, at most its minor digits, e.g. "12.50" */
+                        unit_price: string;
+                        /** @description 0 to 100, up to 2 decimals */
+                        discount_percent?: string;
+                        /** @description Up to 2 decimals, e.g. "12" for IVA */
+                        tax_percent?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        quote_id: number | null;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        erp: {
+                            /** @enum {string} */
+                            push_status: "pending" | "pushed" | "failed";
+                            order_number: string | null;
+                            status: string | null;
+                            error: unknown;
+                            pushed_at: string | null;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the quote (or a record) named in the body is not in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `quote_not_approved`, `order_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostOrdersByIdErpPush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        quote_id: number | null;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        erp: {
+                            /** @enum {string} */
+                            push_status: "pending" | "pushed" | "failed";
+                            order_number: string | null;
+                            status: string | null;
+                            error: unknown;
+                            pushed_at: string | null;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `order_pushed` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetOrdersById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        quote_id: number | null;
+                        lead_id: number;
+                        contact_id: number | null;
+                        seller_employee_id: number;
+                        notes: string;
+                        currency: string;
+                        /** @description Sum of line gross amounts */
+                        subtotal: string;
+                        discount: string;
+                        tax: string;
+                        total: string;
+                        /** @description Total in minor units of the currency */
+                        total_minor: number;
+                        lines: {
+                            position: number;
+                            product_code: string | null;
+                            description: string;
+                            quantity: string;
+                            unit_price: string;
+                            discount_percent: string;
+                            tax_percent: string;
+                            gross: string;
+                            discount: string;
+                            tax: string;
+                            total: string;
+                            total_minor: number;
+                        }[];
+                        erp: {
+                            /** @enum {string} */
+                            push_status: "pending" | "pushed" | "failed";
+                            order_number: string | null;
+                            status: string | null;
+                            error: unknown;
+                            pushed_at: string | null;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetOpportunityPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        states: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPutOpportunityPipeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The whole ordered pipeline: states with an id are kept (renamed, moved), new ones added, missing ones archived */
+        requestBody: {
+            content: {
+                "application/json": {
+                    states: {
+                        id?: number;
+                        name: string;
+                        /** @enum {string} */
+                        outcome: "open" | "won" | "lost";
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        states: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `state_in_use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetOpportunities: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 200) */
+                limit?: number;
+                /** @description Rows to skip */
+                offset?: number;
+                /** @description Lead */
+                lead_id?: number;
+                /** @description State */
+                state_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            lead_id: number;
+                            name: string;
+                            state: {
+                                id: number;
+                                name: string;
+                                position: number;
+                                /** @enum {string} */
+                                outcome: "open" | "won" | "lost";
+                            };
+                            value: string;
+                            value_minor: number;
+                            currency: string;
+                            expected_close_date: string | null;
+                            owner_employee_id: number | null;
+                            history?: {
+                                from_state_id: number | null;
+                                to_state_id: number;
+                                changed_by_employee_id: number | null;
+                                /** Format: date-time */
+                                changed_at: string;
+                            }[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            offset: number;
+                            /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
+                            total: number;
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            total_capped?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostOpportunities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Lead */
+                    lead_id: number;
+                    name: string;
+                    /** @description Expected value in `currency` */
+                    value: string;
+                    /** @description ISO 4217, e.g. GTQ */
+                    currency: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    expected_close_date?: string;
+                    /** @description Starting state; default the first of the pipeline */
+                    state_id?: number;
+                    /** @description Owner; default the caller */
+                    owner_employee_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        name: string;
+                        state: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        };
+                        value: string;
+                        value_minor: number;
+                        currency: string;
+                        expected_close_date: string | null;
+                        owner_employee_id: number | null;
+                        history?: {
+                            from_state_id: number | null;
+                            to_state_id: number;
+                            changed_by_employee_id: number | null;
+                            /** Format: date-time */
+                            changed_at: string;
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetOpportunitiesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        name: string;
+                        state: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        };
+                        value: string;
+                        value_minor: number;
+                        currency: string;
+                        expected_close_date: string | null;
+                        owner_employee_id: number | null;
+                        history?: {
+                            from_state_id: number | null;
+                            to_state_id: number;
+                            changed_by_employee_id: number | null;
+                            /** Format: date-time */
+                            changed_at: string;
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostOpportunitiesByIdState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description State to move to */
+                    state_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        lead_id: number;
+                        name: string;
+                        state: {
+                            id: number;
+                            name: string;
+                            position: number;
+                            /** @enum {string} */
+                            outcome: "open" | "won" | "lost";
+                        };
+                        value: string;
+                        value_minor: number;
+                        currency: string;
+                        expected_close_date: string | null;
+                        owner_employee_id: number | null;
+                        history?: {
+                            from_state_id: number | null;
+                            to_state_id: number;
+                            changed_by_employee_id: number | null;
+                            /** Format: date-time */
+                            changed_at: string;
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_transition` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWorkflowsTriggerPresets: {
@@ -15061,6 +37221,8 @@ export interface operations {
                                 description: string;
                             }[];
                             available: boolean;
+                            /** @description Steps the card proposes (`{input}` marks a value filled in); taken when the workflow is created without steps */
+                            steps?: unknown[];
                         }[];
                     };
                 };
@@ -15101,6 +37263,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWorkflowsTriggerFields: {
@@ -15121,7 +37292,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                             /** @enum {string} */
                             status: "mvp" | "post_mvp";
                             fields: {
@@ -15134,6 +37305,8 @@ export interface operations {
                                 description: string;
                                 /** @description Not in SPEC's registry: ours */
                                 addition?: boolean;
+                                /** @description Only condition steps may name it (the manual trigger has no filters) */
+                                conditionsOnly?: boolean;
                             }[];
                         }[];
                     };
@@ -15175,6 +37348,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWorkflows: {
@@ -15184,7 +37366,7 @@ export interface operations {
                 limit?: number;
                 /** @description Rows to skip */
                 offset?: number;
-                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                 enabled?: boolean;
             };
             header?: never;
@@ -15208,7 +37390,7 @@ export interface operations {
                             version: number;
                             trigger: {
                                 /** @enum {string} */
-                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                                 preset_code: string | null;
                                 filters: unknown[];
                                 /** @description Scheduled workflows: the next slot */
@@ -15267,6 +37449,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postWorkflows: {
@@ -15291,15 +37482,22 @@ export interface operations {
                         /** @description HH:mm */
                         run_at_time?: string;
                         timezone?: string;
+                        /** @description SLA cards: the response target in business minutes */
+                        minutes?: string;
+                        /** @description sla_no_reply_reassign: the routing queue */
+                        queue_id?: string;
+                        /** @description sla_no_reply_webhook: the HTTPS URL */
+                        url?: string;
                     };
                     /**
                      * @description Required without preset_code; with one it must match the preset
                      * @enum {string}
                      */
-                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                     /** @description All must hold (AND); groups nest OR and AND */
                     filters?: Record<string, never>[];
-                    steps: ({
+                    /** @description Required unless the preset proposes steps (the SLA cards' `steps`), which it then takes */
+                    steps?: ({
                         /** @description Unique within the workflow (`step_1`, `greet`) */
                         key: string;
                         /** @enum {string} */
@@ -15337,6 +37535,14 @@ export interface operations {
                                     };
                                     date_time?: {
                                         fallback_value: string;
+                                        calendar?: "GREGORIAN" | "SOLAR_HIJRI";
+                                        year?: number;
+                                        month?: number;
+                                        day_of_month?: number;
+                                        /** @description 1 = Monday .. 7 = Sunday */
+                                        day_of_week?: number;
+                                        hour?: number;
+                                        minute?: number;
                                     };
                                     image?: {
                                         id?: string;
@@ -15451,7 +37657,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -15501,6 +37707,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWorkflowsById: {
@@ -15528,7 +37743,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -15580,6 +37795,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15652,6 +37876,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     patchWorkflowsById: {
@@ -15677,9 +37910,15 @@ export interface operations {
                         /** @description HH:mm */
                         run_at_time?: string;
                         timezone?: string;
+                        /** @description SLA cards: the response target in business minutes */
+                        minutes?: string;
+                        /** @description sla_no_reply_reassign: the routing queue */
+                        queue_id?: string;
+                        /** @description sla_no_reply_webhook: the HTTPS URL */
+                        url?: string;
                     };
                     /** @enum {string} */
-                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                     /** @description All must hold (AND); groups nest OR and AND */
                     filters?: Record<string, never>[];
                     steps?: ({
@@ -15720,6 +37959,14 @@ export interface operations {
                                     };
                                     date_time?: {
                                         fallback_value: string;
+                                        calendar?: "GREGORIAN" | "SOLAR_HIJRI";
+                                        year?: number;
+                                        month?: number;
+                                        day_of_month?: number;
+                                        /** @description 1 = Monday .. 7 = Sunday */
+                                        day_of_week?: number;
+                                        hour?: number;
+                                        minute?: number;
                                     };
                                     image?: {
                                         id?: string;
@@ -15834,7 +38081,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -15886,6 +38133,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15961,6 +38217,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16083,6 +38348,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postWorkflowsByIdDryRun: {
@@ -16163,6 +38437,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16280,6 +38563,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWorkflowsByIdExecutionsByExecutionId: {
@@ -16375,6 +38667,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     postInteractionsFormsIngest: {
@@ -16424,8 +38725,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `invalid_form_key`: the form key is not known */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16442,7 +38761,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The payment platform's event as it sends it (any JSON); not interpreted yet */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -16466,6 +38790,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16507,6 +38840,15 @@ export interface operations {
             };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 /** Factories for the conversation tests: channel accounts and a contact with one channel, written straight to the database. */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../src/db/client.js';
-import { entityChannelAccount } from '../../src/modules/interactions/entity-channel-account.table.js';
+import { entityChannelAccount } from '../../src/modules/interactions/model/entity-channel-account.table.js';
 import { crmGroup } from '../../src/modules/records/group.table.js';
 import { lead } from '../../src/modules/records/lead.table.js';
 import { contact, contactChannel } from '../../src/modules/records/contact.table.js';
@@ -15,17 +15,35 @@ export async function makeChannelAccount(
 ) {
   const [row] = await db
     .insert(entityChannelAccount)
-    .values({ entityId: opts.entityId, channelTypeCode: opts.channelTypeCode ?? 'chatapp_api', externalAccountId: opts.externalAccountId ?? `acc-${unique()}`, displayName: 'Test account' })
+    .values({
+      entityId: opts.entityId,
+      channelTypeCode: opts.channelTypeCode ?? 'chatapp_api',
+      externalAccountId: opts.externalAccountId ?? `acc-${unique()}`,
+      displayName: 'Test account',
+    })
     .returning();
   return row!;
 }
 
 /** A group, a lead and a contact with one channel (e.g. a WhatsApp number in E.164). */
-export async function makeContact(db: Db, opts: { entityId: number; channel?: { type: 'whatsapp' | 'messenger' | 'instagram' | 'phone' | 'email'; identifier: string } }) {
-  const [group] = await db.insert(crmGroup).values({ entityId: opts.entityId, name: `Group ${unique()}` }).returning();
-  const [l] = await db.insert(lead).values({ entityId: opts.entityId, groupId: group!.id, name: `Lead ${unique()}` }).returning();
-  const [c] = await db.insert(contact).values({ entityId: opts.entityId, groupId: group!.id, leadId: l!.id, name: `Contact ${unique()}` }).returning();
-  if (opts.channel) await db.insert(contactChannel).values({ entityId: opts.entityId, contactId: c!.id, type: opts.channel.type, identifier: opts.channel.identifier });
+export async function makeContact(
+  db: Db,
+  opts: { entityId: number; channel?: { type: 'whatsapp' | 'messenger' | 'instagram' | 'phone' | 'email'; identifier: string } },
+) {
+  const [group] = await db
+    .insert(crmGroup)
+    .values({ entityId: opts.entityId, name: `Group ${unique()}` })
+    .returning();
+  const [l] = await db
+    .insert(lead)
+    .values({ entityId: opts.entityId, groupId: group!.id, name: `Lead ${unique()}` })
+    .returning();
+  const [c] = await db
+    .insert(contact)
+    .values({ entityId: opts.entityId, groupId: group!.id, leadId: l!.id, name: `Contact ${unique()}` })
+    .returning();
+  if (opts.channel)
+    await db.insert(contactChannel).values({ entityId: opts.entityId, contactId: c!.id, type: opts.channel.type, identifier: opts.channel.identifier });
   return { groupId: group!.id, leadId: l!.id, contactId: c!.id };
 }
 

@@ -51,7 +51,12 @@ export async function loginWithErp(app: App, input: { email: string; password: s
   const res = await app.inject({
     method: 'POST',
     url: '/api/auth/login',
-    payload: { email: input.email, password: input.password, entity_id: input.entityId, ...(input.erpAccessToken ? { erp_access_token: input.erpAccessToken } : {}) },
+    payload: {
+      email: input.email,
+      password: input.password,
+      entity_id: input.entityId,
+      ...(input.erpAccessToken ? { erp_access_token: input.erpAccessToken } : {}),
+    },
   });
   const body = res.json<Record<string, unknown>>();
   return { status: res.statusCode, token: (body.access_token as string) ?? '', erpSession: (body.erp_session as Record<string, unknown>) ?? {}, body };

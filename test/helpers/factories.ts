@@ -23,14 +23,28 @@ export interface Member {
   subscriptionId: number | undefined;
 }
 
+/** The conversation codes every role held before they existed (migration 0010 grants them to existing roles). */
+export const ALL_CONVERSATIONS = ['conversations.view_all', 'conversations.reply_any'];
+
 /**
- * A user with an employee record in `entityId` and, when `codes` is given, an entity role with those
- * base codes subscribed at the employee level. `superAdmin` adds a global super_admin subscription.
+ * A user with an employee record in `entityId` and an entity role subscribed at the employee level with
+ * `codes` plus, unless `conversations: 'restricted'`, `ALL_CONVERSATIONS` (members see and answer every
+ * conversation, as every role did before conversation visibility). With `conversations: 'restricted'` and
+ * no `codes` the member has no role. `superAdmin` adds a global super_admin subscription.
  */
 export async function makeMember(
   db: Db,
-  opts: { entityId: number; codes?: string[]; superAdmin?: boolean; overrides?: { code: string; effect: 'ALLOW' | 'DENY' }[]; name?: string; email?: string },
+  opts: {
+    entityId: number;
+    codes?: string[];
+    conversations?: 'all' | 'restricted';
+    superAdmin?: boolean;
+    overrides?: { code: string; effect: 'ALLOW' | 'DENY' }[];
+    name?: string;
+    email?: string;
+  },
 ): Promise<Member> {
+  if ((opts.conversations ?? 'all') === 'all') opts = { ...opts, codes: [...(opts.codes ?? []), ...ALL_CONVERSATIONS] };
   const dir = createDirectoryService(db);
   const email = opts.email ?? `user-${unique()}@example.com`;
   const password = `pw-${unique()}`;

@@ -1,8 +1,15 @@
 /**
- * With TEST_DATABASE_URL set, migrates one template database per run; every test file then clones it
- * (CREATE DATABASE ... TEMPLATE), which is much faster than migrating per file and keeps files isolated.
- * Without it, files use in-memory PGlite and nothing is prepared here.
+ * Migrates one database per run and lets every test file start from it, which is much faster than
+ * migrating per file and keeps files isolated:
+ * - with TEST_DATABASE_URL, a template database that each file clones (CREATE DATABASE ... TEMPLATE);
+ * - without it, a PGlite data directory dump (`dumpDataDir`) that each file's in-memory PGlite loads
+ *   (`loadDataDir`), which also skips PGlite's initdb, the larger part of a fresh PGlite's start.
+ * The `integration` and `process` projects both name this file; vitest runs it once per project, so the
+ * prepared state is shared through `globalThis` (one main process) and removed after the last project.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.js';
@@ -11,15 +18,36 @@ import { withDatabaseName } from './pg-url.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** PostgreSQL: the migrated template database's name. */
     templateDatabase: string | null;
+    /** PGlite: path of the migrated data directory dump (an uncompressed tarball). */
+    pgliteDump: string | null;
+    /** False in the `unit` project: a test there that opens a database is misfiled. */
+    databaseAllowed: boolean;
   }
 }
 
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
+interface Prepared {
+  templateDatabase: string | null;
+  pgliteDump: string | null;
+  dispose(): Promise<void>;
+}
+
+const shared = globalThis as { crmTestDatabaseSetup?: { users: number; prepared: Promise<Prepared> } };
+
+async function prepare(): Promise<Prepared> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
-    project.provide('templateDatabase', null);
-    return;
+    const dir = mkdtempSync(join(tmpdir(), 'crm-test-pglite-'));
+    const database = await openDatabase({ dataDir: ':memory:' });
+    try {
+      await prepareDatabase(database);
+      const dump = await database.dumpDataDir!();
+      writeFileSync(join(dir, 'pgdata.tar'), Buffer.from(await dump.arrayBuffer()));
+    } finally {
+      await database.close();
+    }
+    return { templateDatabase: null, pgliteDump: join(dir, 'pgdata.tar'), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const template = `crm_template_${process.pid}_${Date.now()}`;
   const admin = new pg.Client({ connectionString: url });
@@ -28,9 +56,26 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const database = await openDatabase({ url: withDatabaseName(url, template), poolSize: 2 });
   await prepareDatabase(database);
   await database.close();
-  project.provide('templateDatabase', template);
+  return {
+    templateDatabase: template,
+    pgliteDump: null,
+    async dispose() {
+      await admin.query(`drop database if exists ${template} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  shared.crmTestDatabaseSetup ??= { users: 0, prepared: prepare() };
+  const state = shared.crmTestDatabaseSetup;
+  state.users++;
+  const prepared = await state.prepared;
+  project.provide('templateDatabase', prepared.templateDatabase);
+  project.provide('pgliteDump', prepared.pgliteDump);
   return async () => {
-    await admin.query(`drop database if exists ${template} with (force)`);
-    await admin.end();
+    if (--state.users > 0) return;
+    shared.crmTestDatabaseSetup = undefined;
+    await prepared.dispose();
   };
 }

@@ -48,7 +48,13 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const call: ReceivedCall = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null, answered: held === 0 };
+      const call: ReceivedCall = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text ? JSON.parse(text) : null,
+        answered: held === 0,
+      };
       calls.push(call);
       if (held > 0) {
         held--;

@@ -3,8 +3,11 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { App } from '../../src/app.js';
 import type { DomainEventMap } from '../../src/platform/events/bus.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are asserted field by field in tests
-export interface ReceivedEvent { name: string; payload: any }
+export interface ReceivedEvent {
+  name: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are asserted field by field in tests
+  payload: any;
+}
 
 /** Listens on 127.0.0.1:0 and returns the base URL. */
 export async function listen(app: App): Promise<string> {
@@ -30,8 +33,11 @@ export async function connectSocket(
   });
   socket.onAny((name: string, payload: unknown) => events.push({ name, payload }));
   const ready = await new Promise((resolve, reject) => {
-    socket.once('interaction.ready', resolve);
-    socket.once('connect_error', reject);
+    // A socket the server drops before `ready` (its audience could not be read) fails here instead of hanging.
+    const timer = setTimeout(() => reject(new Error('no interaction.ready within 15 s')), 15_000);
+    socket.once('interaction.ready', (payload: unknown) => (clearTimeout(timer), resolve(payload)));
+    socket.once('connect_error', (err) => (clearTimeout(timer), reject(err)));
+    socket.once('disconnect', (reason) => (clearTimeout(timer), reject(new Error(`disconnected before interaction.ready: ${reason}`))));
   });
   return { socket, ready, events };
 }
@@ -53,7 +59,11 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
  */
 export async function waitForConversation(app: App, token: string, externalChatId: string, ms = 5000): Promise<{ id: number } & Record<string, unknown>> {
   return waitFor(async () => {
-    const res = await app.inject({ method: 'GET', url: `/interactions/conversations?q=${encodeURIComponent(externalChatId)}`, headers: { authorization: `Bearer ${token}` } });
+    const res = await app.inject({
+      method: 'GET',
+      url: `/interactions/conversations?q=${encodeURIComponent(externalChatId)}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
     return (res.json().data as ({ id: number; external_chat_id: string } & Record<string, unknown>)[]).find((c) => c.external_chat_id === externalChatId);
   }, ms);
 }

@@ -10,7 +10,8 @@ export interface QueryRecorder {
   stop(): void;
 }
 
-const textOf = (arg: unknown): string => (typeof arg === 'string' ? arg : typeof (arg as { text?: unknown })?.text === 'string' ? (arg as { text: string }).text : String(arg));
+const textOf = (arg: unknown): string =>
+  typeof arg === 'string' ? arg : typeof (arg as { text?: unknown })?.text === 'string' ? (arg as { text: string }).text : String(arg);
 
 /** Starts recording every statement sent by any PGlite or node-postgres client in this process. */
 export function recordQueries(): QueryRecorder {

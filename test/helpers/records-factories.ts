@@ -26,7 +26,12 @@ export async function makeContact(
   const { findLead } = await import('../../src/modules/records/lead.repository.js');
   const row = await findLead(db, opts.entityId, lead.id);
   const contact = await insertContact(db, opts.entityId, { groupId: row!.groupId, leadId: lead.id, name: opts.name ?? `Contact ${seq()}` });
-  await insertManualChannels(db, opts.entityId, contact.id, (opts.channels ?? []).map((c) => ({ ...c, label: null })));
+  await insertManualChannels(
+    db,
+    opts.entityId,
+    contact.id,
+    (opts.channels ?? []).map((c) => ({ ...c, label: null })),
+  );
   return contact;
 }
 

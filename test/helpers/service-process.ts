@@ -43,8 +43,11 @@ function serviceArgs(): string[] {
   return ['--enable-source-maps', 'dist/main.js'];
 }
 
-/** Starts the service (see `serviceArgs`) on `databaseUrl` (plus `env`) and resolves once `/readyz` answers 200 (30 s at most). */
-export async function startService(databaseUrl: string, name: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
+/**
+ * Starts the service (see `serviceArgs`) on `databaseUrl` (plus `env`) and resolves once `/readyz` answers 200
+ * (`readyTimeoutMs` at most, default 30 s).
+ */
+export async function startService(databaseUrl: string, name: string, env: Record<string, string> = {}, readyTimeoutMs = 30_000): Promise<ServiceProcess> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `crm-${name}-`));
   const applicationName = `crm-test-${name}-${port}`;
@@ -60,6 +63,8 @@ export async function startService(databaseUrl: string, name: string, env: Recor
       JWT_SECRET: TEST_JWT_SECRET,
       ERP_SESSION_ENCRYPTION_KEY: TEST_ERP_KEY,
       PGAPPNAME: applicationName,
+      // The services a test file starts share their realtime stream, and no other file's (files run at once).
+      REDIS_KEY_PREFIX: `crm-test-${process.pid}`,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,7 +88,7 @@ export async function startService(databaseUrl: string, name: string, env: Recor
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + readyTimeoutMs;
   let gone = false;
   void exited.then(() => (gone = true));
   for (;;) {
@@ -95,7 +100,7 @@ export async function startService(databaseUrl: string, name: string, env: Recor
     if (ready) return service;
     if (Date.now() > deadline) {
       await service.dispose();
-      throw new Error(`the service was not ready within 30 s:\n${out}`);
+      throw new Error(`the service was not ready within ${readyTimeoutMs / 1000} s:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

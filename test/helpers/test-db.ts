@@ -1,8 +1,10 @@
 /**
- * One database per test file: an in-memory PGlite by default, or a PostgreSQL database cloned from the
- * migrated template when TEST_DATABASE_URL is set (see global-setup.ts). Drop it with `close()`.
+ * One database per test file: an in-memory PGlite loaded from the run's migrated dump by default, or a
+ * PostgreSQL database cloned from the migrated template when TEST_DATABASE_URL is set (see
+ * global-setup.ts). Drop it with `close()`.
  */
 import { randomBytes } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
@@ -20,11 +22,14 @@ export interface TestDatabase {
 
 /** `traced` makes every statement an OpenTelemetry span (tracing tests). */
 export async function createTestDatabase(options: { traced?: boolean } = {}): Promise<TestDatabase> {
+  if (inject('databaseAllowed') === false) throw new Error('this file opens a database: list it in the integration project, not unit (vitest.config.ts)');
   const baseUrl = process.env.TEST_DATABASE_URL;
   const template = inject('templateDatabase');
   if (!baseUrl || !template) {
-    const database = await openDatabase({ dataDir: ':memory:', traced: options.traced ?? false });
-    await prepareDatabase(database);
+    // Without the global setup's dump (a config that does not run it), migrate here as before.
+    const dump = inject('pgliteDump');
+    const database = await openDatabase({ dataDir: ':memory:', traced: options.traced ?? false, ...(dump ? { loadDataDir: await openAsBlob(dump) } : {}) });
+    if (!dump) await prepareDatabase(database);
     return { database, url: undefined, close: () => database.close() };
   }
   const name = `crm_test_${randomBytes(6).toString('hex')}`;

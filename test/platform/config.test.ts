@@ -26,9 +26,7 @@ describe('configuration', () => {
     const database = await openPreparedDatabase(config);
     try {
       // Six overlapping queries: with two connections they run two at a time, on two backends.
-      const rows = await Promise.all(
-        Array.from({ length: 6 }, () => database.executeSql('select pg_backend_pid() as pid from pg_sleep(0.05)')),
-      );
+      const rows = await Promise.all(Array.from({ length: 6 }, () => database.executeSql('select pg_backend_pid() as pid from pg_sleep(0.05)')));
       expect(new Set(rows.map((r) => r.rows[0]!.pid)).size).toBe(2);
     } finally {
       await database.close();
@@ -44,13 +42,42 @@ describe('configuration', () => {
       expect(err).toBeInstanceOf(ConfigError);
       const problems = (err as ConfigError).problems.map((p) => p.split(':')[0]);
       expect(problems).toEqual(
-        expect.arrayContaining(['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'JWT_SECRET', 'ERP_SESSION_ENCRYPTION_KEY', 'OBJSTORE_BUCKET, OBJSTORE_ACCESS_KEY_ID and OBJSTORE_SECRET_ACCESS_KEY']),
+        expect.arrayContaining([
+          'PORT',
+          'LOG_LEVEL',
+          'DATABASE_URL',
+          'JWT_SECRET',
+          'ERP_SESSION_ENCRYPTION_KEY',
+          'OBJSTORE_BUCKET, OBJSTORE_ACCESS_KEY_ID and OBJSTORE_SECRET_ACCESS_KEY',
+        ]),
       );
     }
   });
 
   it('requires real secrets and a database in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: required in production[\s\S]*ERP_SESSION_ENCRYPTION_KEY: required[\s\S]*DATABASE_URL: required/);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /JWT_SECRET: required in production[\s\S]*ERP_SESSION_ENCRYPTION_KEY: required[\s\S]*DATABASE_URL: required/,
+    );
+  });
+
+  it('requires the webhook app secret and an https communications URL in production', () => {
+    const prod = { NODE_ENV: 'production', JWT_SECRET: 'p'.repeat(40), ERP_SESSION_ENCRYPTION_KEY: '1'.repeat(64), DATABASE_URL: 'postgres://db/crm' };
+    expect(() => loadConfig(prod)).toThrow(/COMMUNICATIONS_WEBHOOK_APP_SECRET: required in production/);
+    expect(() => loadConfig({ ...prod, COMMUNICATIONS_WEBHOOK_APP_SECRET: 's', COMMUNICATIONS_BASE_URL: 'http://comms.example.com' })).toThrow(
+      /COMMUNICATIONS_BASE_URL: must use https in production/,
+    );
+    const ok = loadConfig({ ...prod, COMMUNICATIONS_WEBHOOK_APP_SECRET: 's', COMMUNICATIONS_BASE_URL: 'https://comms.example.com' });
+    expect(ok.communications.allowedAddresses).toEqual([]);
+    expect(loadConfig({}).communications.allowedAddresses).toEqual(['127.0.0.0/8', '::1']);
+  });
+
+  it('takes TRUST_PROXY as a hop count or proxy addresses, and refuses true', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '192.0.2.7', 'loopback']);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY: "true" would trust any X-Forwarded-For/);
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy.example.com' })).toThrow(/TRUST_PROXY: not an IP address or CIDR: proxy.example.com/);
+    expect(() => loadConfig({ WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES: '10.0.0.0/33' })).toThrow(/WORKFLOWS_WEBHOOK_ALLOWED_ADDRESSES/);
   });
 
   it('chooses the ERP URL by ERP_ENV: dev and preview use staging, prod production', () => {
@@ -64,7 +91,13 @@ describe('configuration', () => {
     expect(loadConfig({}).objectStorage.forcePathStyle).toBe(false);
     expect(loadConfig({ OBJSTORE_ENDPOINT: 'http://127.0.0.1:9000' }).objectStorage.forcePathStyle).toBe(true);
     expect(loadConfig({ OBJSTORE_ENDPOINT: 'http://127.0.0.1:9000', OBJSTORE_FORCE_PATH_STYLE: 'false' }).objectStorage.forcePathStyle).toBe(false);
-    expect(loadConfig({}).media).toMatchObject({ inlineWorkerEnabled: true, imageMaxEdge: 1600, pendingUploadTtlHours: 24, originalRetentionDays: 0, ffmpegPath: 'ffmpeg' });
+    expect(loadConfig({}).media).toMatchObject({
+      inlineWorkerEnabled: true,
+      imageMaxEdge: 1600,
+      pendingUploadTtlHours: 24,
+      originalRetentionDays: 0,
+      ffmpegPath: 'ffmpeg',
+    });
     expect(() => loadConfig({ MEDIA_ORIGINAL_RETENTION_DAYS: '-1', MEDIA_IMAGE_MAX_EDGE: '10', MEDIA_PENDING_UPLOAD_TTL_HOURS: '0' })).toThrow(
       /MEDIA_IMAGE_MAX_EDGE[\s\S]*MEDIA_PENDING_UPLOAD_TTL_HOURS[\s\S]*MEDIA_ORIGINAL_RETENTION_DAYS/,
     );

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
-import { transaction } from '../../src/platform/queue/queue.js';
+import { changeEventsOf, transaction } from '../../src/platform/transactions/transaction.js';
 import type { ContactCreatedEvent } from '../../src/modules/records/records.events.js';
 
 const FAST = { work: { pollingIntervalSeconds: 0.5 } };
@@ -31,10 +31,14 @@ describe('durable consumers', () => {
     first.app.ctx.events.subscribe('contact.created', (p) => void inProcess.push(p));
 
     const event = contactCreated(1);
-    await transaction(first.database.db, async (tx) => {
-      await first.app.ctx.events.publishInTransaction(tx, 'contact.created', event);
-      expect(inProcess).toEqual([]);
-    });
+    await transaction(
+      first.database.db,
+      async (tx) => {
+        changeEventsOf(tx).domainEvent('contact.created', event);
+        expect(inProcess).toEqual([]);
+      },
+      first.app.ctx,
+    );
     expect(inProcess).toEqual([event]);
     await first.close();
     expect(deliveredByFirst).toEqual([]);
@@ -42,14 +46,27 @@ describe('durable consumers', () => {
     const second = await createTestApp({ testDb, startQueue: true });
     try {
       const received: { payload: ContactCreatedEvent; attempt: number }[] = [];
-      await second.app.ctx.events.subscribeDurably('contact.created', 'test-workflows', async (payload, job) => void received.push({ payload, attempt: job.attempt }), FAST);
+      await second.app.ctx.events.subscribeDurably(
+        'contact.created',
+        'test-workflows',
+        async (payload, job) => void received.push({ payload, attempt: job.attempt }),
+        FAST,
+      );
       await vi.waitFor(() => expect(received).toEqual([{ payload: event, attempt: 1 }]), { timeout: 10_000 });
-      await new Promise((r) => setTimeout(r, 1200));
+      // Once its job is completed, pg-boss never delivers it again.
+      await vi.waitFor(
+        async () => {
+          const { rows } = await second.database.executeSql('select state from pgboss.job where name = $1', ['contact.created:test-workflows']);
+          expect(rows.map((r) => r.state)).toEqual(['completed']);
+        },
+        { timeout: 10_000 },
+      );
       expect(received).toHaveLength(1);
     } finally {
       await second.close();
     }
-  });
+    // Two whole services start and stop inside this test.
+  }, 90_000);
 });
 
 describe('publishing in a transaction', () => {
@@ -66,10 +83,14 @@ describe('publishing in a transaction', () => {
     const unsubscribe = t.app.ctx.events.subscribe('contact.created', (p) => void inProcess.push(p));
     try {
       await expect(
-        transaction(t.database.db, async (tx) => {
-          await t.app.ctx.events.publishInTransaction(tx, 'contact.created', contactCreated(2));
-          throw new Error('the contact was refused');
-        }),
+        transaction(
+          t.database.db,
+          async (tx) => {
+            changeEventsOf(tx).domainEvent('contact.created', contactCreated(2));
+            throw new Error('the contact was refused');
+          },
+          t.app.ctx,
+        ),
       ).rejects.toThrow('the contact was refused');
       const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-rollback']);
       expect(rows[0]?.n).toBe(0);
@@ -91,7 +112,12 @@ describe('publishing in a transaction', () => {
         return payloads.map((p) => p.contactId % 2 === 0);
       },
     });
-    await transaction(t.database.db, (tx) => t.app.ctx.events.enqueueDurableMany(tx, [11, 12, 13, 14].map((n) => ({ name: 'contact.created' as const, payload: contactCreated(n) }))));
+    await transaction(t.database.db, (tx) =>
+      t.app.ctx.events.enqueueDurable(
+        tx,
+        [11, 12, 13, 14].map((n) => ({ name: 'contact.created' as const, payload: contactCreated(n) })),
+      ),
+    );
     expect(asked).toEqual([[11, 12, 13, 14]]);
     const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-interest']);
     expect(rows[0]?.n).toBe(2);
@@ -102,9 +128,9 @@ describe('publishing in a transaction', () => {
     await t.app.ctx.events.subscribeDurably('contact.created', 'test-untracked', async () => undefined, FAST);
     await expect(
       t.database.db.transaction(async (tx) => {
-        await t.app.ctx.events.publishInTransaction(tx, 'contact.created', contactCreated(3));
+        changeEventsOf(tx).domainEvent('contact.created', contactCreated(3));
       }),
-    ).rejects.toThrow(/transaction\(\)/);
+    ).rejects.toThrow(/transaction\(db, work, publishers\)/);
     const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-untracked']);
     expect(rows[0]?.n).toBe(0);
   });

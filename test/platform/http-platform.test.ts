@@ -53,14 +53,22 @@ describe('platform endpoints', () => {
   });
 
   it('allows configured browser origins only', async () => {
-    const allowed = await t.app.inject({ method: 'OPTIONS', url: '/api/auth/login', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    const allowed = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/auth/login',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
     const other = await t.app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'https://evil.example.com' } });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('never sends CORS headers on server-to-server webhook paths', async () => {
-    const res = await t.app.inject({ method: 'OPTIONS', url: '/api/payments/webhooks', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/payments/webhooks',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+    });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 

@@ -29,7 +29,7 @@ async function storedCatalogKeys(t: TestContext): Promise<string[]> {
 }
 
 describe('app.close() with requests in flight', () => {
-  it("waits for the handler of a request whose client disconnected, so its database write lands before close resolves", async () => {
+  it('waits for the handler of a request whose client disconnected, so its database write lands before close resolves', async () => {
     const t = await createTestApp({ env: erpEnv(sim), testDb });
     const entity = await makeEntity(t.database.db, 'Alpha');
     await linkEntity(t.database.db, sim, entity.id, 801);

@@ -19,7 +19,7 @@ import { whatsAppMessage } from '../../sim/communications/payloads.js';
 import { startProviderSimulator, type ProviderSimulator } from '../../sim/communications/provider.js';
 import { queryRows } from '../../src/db/client.js';
 import { io, type Socket } from 'socket.io-client';
-import { createServer, connect as connectTcp, type Server, type Socket as TcpSocket } from 'node:net';
+import { startTcpBalancer } from '../helpers/tcp-balancer.js';
 
 describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several instances on PostgreSQL and Redis', () => {
   let testDb: TestDatabase;
@@ -84,7 +84,8 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     await waitFor(() => created(chatWindow.events).length >= firstChat.length || undefined, 20_000);
     await new Promise((r) => setTimeout(r, 300));
     // Each chat's messages in order on the entity socket (projection may interleave two chats differently).
-    for (const chat of ['50255501111', '50255502222']) expect(created(mine.events).filter((text) => chatOf(texts.indexOf(text)) === chat)).toEqual(texts.filter((_, i) => chatOf(i) === chat));
+    for (const chat of ['50255501111', '50255502222'])
+      expect(created(mine.events).filter((text) => chatOf(texts.indexOf(text)) === chat)).toEqual(texts.filter((_, i) => chatOf(i) === chat));
     expect(created(mine.events).sort()).toEqual([...texts].sort());
     expect(created(chatWindow.events)).toEqual(firstChat);
     expect(chatWindow.events.filter((e) => e.name !== 'interaction.ready' && !JSON.stringify(e.payload).includes('50255501111'))).toEqual([]);
@@ -103,8 +104,10 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     // The slot is due now; ticks are enqueued on both instances at once (as every instance's cron may).
     await t.database.db.execute(sql`update workflow_step_triggers set next_run_at = now() - interval '5 seconds' where workflow_id = ${id}`);
     await Promise.all(Array.from({ length: 6 }, () => t.app.ctx.queue.enqueue(t.app.ctx.db, 'workflows.schedule-tick', {})));
-    const executions = async () => (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from workflow_execution where workflow_id = ${id}`))[0]!.n;
-    const stillDue = async () => (await queryRows<{ due: boolean }>(t.database.db, sql`select next_run_at <= now() as due from workflow_step_triggers where workflow_id = ${id}`))[0]!.due;
+    const executions = async () =>
+      (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from workflow_execution where workflow_id = ${id}`))[0]!.n;
+    const stillDue = async () =>
+      (await queryRows<{ due: boolean }>(t.database.db, sql`select next_run_at <= now() as due from workflow_step_triggers where workflow_id = ${id}`))[0]!.due;
     const runs = await waitFor(async () => ((await executions()) >= 1 && !(await stillDue()) ? executions() : undefined), 30_000);
     await new Promise((r) => setTimeout(r, 2000)); // the other ticks have run by now
     expect(runs).toBe(1);
@@ -115,7 +118,11 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     const chats = Array.from({ length: 8 }, (_, i) => `5025560${String(i).padStart(4, '0')}`);
     // The customers write first, so that the service window is open for the agents' answers.
     for (const from of chats) {
-      const res = await fetch(`${b.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from, text: 'hola', id: `wamid.OPEN-${from}` })) });
+      const res = await fetch(`${b.baseUrl}/api/interactions/webhooks/communications`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from, text: 'hola', id: `wamid.OPEN-${from}` })),
+      });
       expect(res.status).toBe(200);
     }
     const conversationIds = await waitFor(async () => {
@@ -123,7 +130,13 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
       return rows.length === chats.length ? rows.map((r) => r.id) : undefined;
     }, 20_000);
 
-    const victim = await startService(testDb.url!, 'multi-victim', { REDIS_URL: process.env.REDIS_URL!, COMMUNICATIONS_BASE_URL: sim.url, COMMUNICATIONS_API_KEY: 'multi-communications-key', COMMUNICATIONS_TIMEOUT_MS: '3000', QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1' });
+    const victim = await startService(testDb.url!, 'multi-victim', {
+      REDIS_URL: process.env.REDIS_URL!,
+      COMMUNICATIONS_BASE_URL: sim.url,
+      COMMUNICATIONS_API_KEY: 'multi-communications-key',
+      COMMUNICATIONS_TIMEOUT_MS: '3000',
+      QUEUE_MAINTENANCE_INTERVAL_SECONDS: '1',
+    });
     let killed = false;
     const answeredBy = { victim: 0, b: 0 };
     /** Posts to the victim until it is killed, then to B (a load balancer's failover); the answer's status. */
@@ -140,11 +153,21 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
       return (await fetch(`${b.baseUrl}${path}`, init)).status;
     };
     const inbound = Array.from({ length: 120 }, (_, i) => ({ id: `wamid.BURST-${i}`, from: chats[i % chats.length]!, text: `cliente ${i}` }));
-    const outbound = Array.from({ length: 48 }, (_, i) => ({ key: `burst-${i}`, conversationId: conversationIds[i % conversationIds.length]!, text: `agente ${i}` }));
+    const outbound = Array.from({ length: 48 }, (_, i) => ({
+      key: `burst-${i}`,
+      conversationId: conversationIds[i % conversationIds.length]!,
+      text: `agente ${i}`,
+    }));
     // Webhooks and sends interleaved evenly through the burst.
     const work = [
-      ...inbound.map((m, i) => ({ at: i / inbound.length, run: () => post('/api/interactions/webhooks/communications', whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: m.from, text: m.text, id: m.id })) })),
-      ...outbound.map((m, i) => ({ at: i / outbound.length, run: () => post(`/api/interactions/conversations/${m.conversationId}/messages/text`, { body: m.text }, { ...bearer(token), 'idempotency-key': m.key }) })),
+      ...inbound.map((m, i) => ({
+        at: i / inbound.length,
+        run: () => post('/api/interactions/webhooks/communications', whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: m.from, text: m.text, id: m.id })),
+      })),
+      ...outbound.map((m, i) => ({
+        at: i / outbound.length,
+        run: () => post(`/api/interactions/conversations/${m.conversationId}/messages/text`, { body: m.text }, { ...bearer(token), 'idempotency-key': m.key }),
+      })),
     ]
       .sort((x, y) => x.at - y.at)
       .map((w) => w.run);
@@ -169,20 +192,30 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     expect(answeredBy.b).toBeGreaterThan(0);
 
     const inboundIds = inbound.map((m) => m.id);
-    const projected = async () => queryRows<{ external_message_id: string }>(t.database.db, sql`select external_message_id from message where external_message_id like 'wamid.BURST-%'`);
+    const projected = async () =>
+      queryRows<{ external_message_id: string }>(t.database.db, sql`select external_message_id from message where external_message_id like 'wamid.BURST-%'`);
     await waitFor(async () => ((await projected()).length >= inboundIds.length ? true : undefined), 60_000);
     const sentTexts = outbound.map((m) => m.text);
     const delivered = () => sim.deliveries.map((d) => (d.body.text as { body: string }).body).filter((text) => text.startsWith('agente '));
     await waitFor(() => (new Set(delivered()).size >= sentTexts.length ? true : undefined), 60_000);
     // A send the victim handed to the platform but did not record is taken over once its attempt expires
     // (three client timeouts) and sent again with the same idempotency key: wait until every one is settled.
-    const unsettled = async () => (await queryRows<{ n: number }>(t.database.db, sql`select count(*)::int as n from message where direction = 'outbound' and text like 'agente %' and status = 'pending'`))[0]!.n;
+    const unsettled = async () =>
+      (
+        await queryRows<{ n: number }>(
+          t.database.db,
+          sql`select count(*)::int as n from message where direction = 'outbound' and text like 'agente %' and status = 'pending'`,
+        )
+      )[0]!.n;
     await waitFor(async () => ((await unsettled()) === 0 ? true : undefined), 60_000);
     await new Promise((r) => setTimeout(r, 1500)); // any duplicate would have arrived by now
 
     expect((await projected()).map((r) => r.external_message_id).sort()).toEqual([...inboundIds].sort());
     expect(delivered().sort()).toEqual([...sentTexts].sort());
-    const stored = await queryRows<{ text: string; status: string }>(t.database.db, sql`select text, status from message where direction = 'outbound' and text like 'agente %'`);
+    const stored = await queryRows<{ text: string; status: string }>(
+      t.database.db,
+      sql`select text, status from message where direction = 'outbound' and text like 'agente %'`,
+    );
     expect(stored.map((r) => r.text).sort()).toEqual([...sentTexts].sort());
     expect(stored.filter((r) => r.status === 'pending' || r.status === 'failed')).toEqual([]);
   }, 150_000);
@@ -192,13 +225,24 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     try {
       const texts: string[] = [];
       const readies: unknown[] = [];
-      const socket = io(`${balancer.url}/interactions`, { transports: ['websocket'], forceNew: true, auth: { token }, reconnectionDelay: 500, reconnectionDelayMax: 500, randomizationFactor: 0 });
+      const socket = io(`${balancer.url}/interactions`, {
+        transports: ['websocket'],
+        forceNew: true,
+        auth: { token },
+        reconnectionDelay: 500,
+        reconnectionDelayMax: 500,
+        randomizationFactor: 0,
+      });
       sockets.push(socket);
       socket.on('interaction.message.created', (p: { message: { text: string } }) => void texts.push(p.message.text));
       socket.on('interaction.ready', (r: unknown) => void readies.push(r));
       await waitFor(() => readies.length === 1 || undefined, 10_000);
       const customer = async (text: string) => {
-        const res = await fetch(`${a.baseUrl}/api/interactions/webhooks/communications`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: '50255502222', text })) });
+        const res = await fetch(`${a.baseUrl}/api/interactions/webhooks/communications`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'PN-MULTI' }, { from: '50255502222', text })),
+        });
         expect(res.status).toBe(200);
       };
       await customer('en A');
@@ -224,31 +268,13 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
 /** A TCP load balancer with one upstream port at a time; `switchTo` cuts every open connection and sends new ones to `port`. */
 async function startBalancer(port: string): Promise<{ url: string; switchTo(port: string): void; close(): Promise<void> }> {
   let upstream = port;
-  const open = new Set<TcpSocket>();
-  const server: Server = createServer((client) => {
-    const target = connectTcp(Number(upstream), '127.0.0.1');
-    for (const s of [client, target]) {
-      open.add(s);
-      s.on('close', () => open.delete(s));
-      s.on('error', () => s.destroy());
-    }
-    client.pipe(target).pipe(client);
-    client.on('close', () => target.destroy());
-    target.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('balancer not listening');
+  const balancer = await startTcpBalancer(() => Number(upstream));
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: balancer.url,
     switchTo(next) {
       upstream = next;
-      for (const s of open) s.destroy();
+      balancer.cutAll();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of open) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => balancer.close(),
   };
 }

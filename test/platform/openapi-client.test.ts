@@ -44,6 +44,13 @@ describe('generated client (openapi-typescript + openapi-fetch)', () => {
     expect(missing.response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(missing.error?.code).toBe('not_found');
 
+    // The /api copies are typed paths too, and binary answers are typed as such.
+    const viaApi = await api.GET('/api/groups', { ...auth, params: { query: { search: 'North' } } });
+    expect(viaApi.data?.data.map((g) => g.id)).toEqual([created.data!.id]);
+    const noMedia = await api.GET('/api/media/public', { params: { query: { key: 'missing/none.webp' } }, parseAs: 'blob' });
+    expect(noMedia.response.status).toBe(404);
+    expect(noMedia.error?.code).toBeDefined();
+
     const denied = await api.GET('/leads', auth);
     expect(denied.response.status).toBe(403);
     expect(denied.error).toMatchObject({ code: 'permission_denied', status: 403 });

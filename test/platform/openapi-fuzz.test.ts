@@ -4,6 +4,11 @@
  * values; bodies with wrong types, unknown keys and huge numbers) and sends them as a super_admin, so
  * the guard lets them reach validation and the services. No answer may be a 5xx, and every 4xx must
  * be problem+json with a `code`.
+ *
+ * Then the same malformed requests from callers who may not use the operation: without a token
+ * (every guarded operation), a member holding no permission (every operation whose bearer requirement
+ * names a permission) and a super administrator outside the operator allow-list (operator
+ * endpoints). They get 401/403 and nothing else: authorization comes before validation (issue 28).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -31,6 +36,8 @@ interface Parameter {
 }
 interface Operation {
   operationId: string;
+  security?: Record<string, string[]>[];
+  responses?: Record<string, { description?: string }>;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
 }
@@ -71,7 +78,10 @@ function valueFor(schema: JsonSchema, doc: Doc, depth = 0): fc.Arbitrary<unknown
   let plausible: fc.Arbitrary<unknown>;
   switch (type) {
     case 'integer':
-      plausible = fc.oneof(fc.integer({ min: s.minimum ?? -1000, max: Math.min(s.maximum ?? 2 ** 31, 2 ** 53) }), fc.constantFrom(s.minimum ?? 0, s.maximum ?? 2 ** 31));
+      plausible = fc.oneof(
+        fc.integer({ min: s.minimum ?? -1000, max: Math.min(s.maximum ?? 2 ** 31, 2 ** 53) }),
+        fc.constantFrom(s.minimum ?? 0, s.maximum ?? 2 ** 31),
+      );
       break;
     case 'number':
       plausible = fc.double({ noNaN: true, noDefaultInfinity: true });
@@ -97,10 +107,9 @@ function valueFor(schema: JsonSchema, doc: Doc, depth = 0): fc.Arbitrary<unknown
 /** An object over the schema's properties (each one present or not), sometimes with an unknown key. */
 function objectFor(schema: JsonSchema, doc: Doc, depth: number): fc.Arbitrary<Record<string, unknown>> {
   const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, p]) => [name, valueFor(p, doc, depth)]));
-  return fc.tuple(
-    fc.record(properties, { requiredKeys: [] }),
-    fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostileJson), { freq: 3 }),
-  ).map(([record, extra]) => (extra ? { ...record, [`x_${extra[0]}`]: extra[1] } : record));
+  return fc
+    .tuple(fc.record(properties, { requiredKeys: [] }), fc.option(fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), hostileJson), { freq: 3 }))
+    .map(([record, extra]) => (extra ? { ...record, [`x_${extra[0]}`]: extra[1] } : record));
 }
 
 interface Sample {
@@ -112,13 +121,19 @@ function requestsFor(path: string, op: Operation, doc: Doc): fc.Arbitrary<Sample
   const params = op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
-  const pathArb = fc.tuple(...pathParams.map(() => hostileScalar)).map((values) =>
-    pathParams.reduce((url, p, i) => url.replace(`{${p.name}}`, encodeURIComponent(String(values[i]))), path),
-  );
-  const queryValue = (p: Parameter) => fc.oneof(valueFor(p.schema ?? {}, doc).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))), hostileScalar);
+  const pathArb = fc
+    .tuple(...pathParams.map(() => hostileScalar))
+    .map((values) => pathParams.reduce((url, p, i) => url.replace(`{${p.name}}`, encodeURIComponent(String(values[i]))), path));
+  const queryValue = (p: Parameter) =>
+    fc.oneof(
+      valueFor(p.schema ?? {}, doc).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
+      hostileScalar,
+    );
   const queryArb = fc.record(Object.fromEntries(queryParams.map((p) => [p.name, queryValue(p)])), { requiredKeys: [] });
   const bodySchema = op.requestBody?.content['application/json']?.schema;
-  const bodyArb: fc.Arbitrary<unknown> = bodySchema ? fc.oneof({ arbitrary: valueFor(bodySchema, doc), weight: 4 }, { arbitrary: hostileJson, weight: 1 }) : fc.constant(undefined);
+  const bodyArb: fc.Arbitrary<unknown> = bodySchema
+    ? fc.oneof({ arbitrary: valueFor(bodySchema, doc), weight: 4 }, { arbitrary: hostileJson, weight: 1 })
+    : fc.constant(undefined);
   return fc.tuple(pathArb, queryArb, bodyArb).map(([url, query, body]) => {
     const search = new URLSearchParams(query as Record<string, string>).toString();
     return { url: search ? `${url}?${search}` : url, body };
@@ -127,21 +142,42 @@ function requestsFor(path: string, op: Operation, doc: Doc): fc.Arbitrary<Sample
 
 let t: TestContext;
 let token: string;
+let noPermissionToken: string;
 let doc: Doc;
 beforeAll(async () => {
   t = await createTestApp({ env: { LOGIN_RATE_LIMIT_MAX: '100000' } });
   const entity = await makeEntity(t.database.db);
   const admin = await makeMember(t.database.db, { entityId: entity.id, superAdmin: true });
   token = await tokenFor(t.app, admin);
+  noPermissionToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: entity.id }));
   doc = (await t.app.inject('/openapi.json')).json();
 });
+
+/** Operations that check one of two permissions in the guard (a rule the bearer scope cannot state). */
+const EITHER_PERMISSION = new Set(['postGroupAssignments', 'deleteGroupAssignmentsById']);
+
+/** Who may not use `op`, by the document: each caller's token (undefined: none) and the statuses allowed. */
+function refusedCallers(op: Operation): { who: string; token: string | undefined }[] {
+  if (op.security?.length === 0) return [];
+  const callers: { who: string; token: string | undefined }[] = [{ who: 'anonymous', token: undefined }];
+  const scopes = (op.security ?? []).flatMap((requirement) => Object.values(requirement).flat());
+  if (scopes.length > 0 || EITHER_PERMISSION.has(op.operationId)) callers.push({ who: 'no permission', token: noPermissionToken });
+  // The fuzz app has an empty COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS: no one is an operator.
+  if (op.responses?.['403']?.description?.includes('not_privileged_operator')) callers.push({ who: 'super_admin outside the allow-list', token });
+  return callers;
+}
 afterAll(async () => t.close());
+
+/** The document's paths without the `/api` copies of bare paths: the same handlers, fuzzed once. */
+function operationPaths(): [string, Record<string, Operation>][] {
+  return Object.entries(doc.paths).filter(([path]) => !(path.startsWith('/api/') && doc.paths[path.slice(4)] !== undefined));
+}
 
 describe('malformed requests over the whole OpenAPI document', () => {
   it('never answer 5xx, and every 4xx is problem+json with a code', async () => {
     const failures: string[] = [];
     let operations = 0;
-    for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [path, methods] of operationPaths()) {
       for (const [method, op] of Object.entries(methods)) {
         operations++;
         const result = await fc.check(
@@ -154,7 +190,8 @@ describe('malformed requests over the whole OpenAPI document', () => {
             });
             if (res.statusCode >= 500) return false;
             if (res.statusCode >= 400) {
-              const problem = String(res.headers['content-type']).startsWith('application/problem+json') && typeof res.json<{ code?: unknown }>().code === 'string';
+              const problem =
+                String(res.headers['content-type']).startsWith('application/problem+json') && typeof res.json<{ code?: unknown }>().code === 'string';
               if (!problem) return false;
             }
             return true;
@@ -165,6 +202,45 @@ describe('malformed requests over the whole OpenAPI document', () => {
       }
     }
     expect(operations).toBeGreaterThan(60);
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('answers a caller who may not use the operation 401/403 only, whatever the parameters and body', async () => {
+    const failures: string[] = [];
+    let checked = 0;
+    const kinds = new Set<string>();
+    for (const [path, methods] of operationPaths()) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const caller of refusedCallers(op)) {
+          checked++;
+          kinds.add(caller.who);
+          const expected = caller.token === undefined ? [401] : [403];
+          const result = await fc.check(
+            fc.asyncProperty(requestsFor(path, op, doc), async (sample) => {
+              const res = await t.app.inject({
+                method: method.toUpperCase() as 'GET',
+                url: sample.url,
+                headers: {
+                  ...(caller.token === undefined ? {} : bearer(caller.token)),
+                  ...(sample.body === undefined ? {} : { 'content-type': 'application/json' }),
+                },
+                ...(sample.body === undefined ? {} : { payload: JSON.stringify(sample.body) }),
+              });
+              return (
+                expected.includes(res.statusCode) &&
+                String(res.headers['content-type']).startsWith('application/problem+json') &&
+                res.json<{ errors?: unknown }>().errors === undefined
+              );
+            }),
+            { numRuns: RUNS_PER_OPERATION, seed: SEED, endOnFailure: true },
+          );
+          if (result.failed)
+            failures.push(`${caller.who}: ${method.toUpperCase()} ${path} (${op.operationId}, seed ${SEED}): ${JSON.stringify(result.counterexample)}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect([...kinds].sort()).toEqual(['anonymous', 'no permission', 'super_admin outside the allow-list']);
     expect(failures).toEqual([]);
   }, 120_000);
 
@@ -190,7 +266,11 @@ describe('malformed requests over the whole OpenAPI document', () => {
       const options: InjectOptions = { method: c.method, url: c.url, headers: bearer(token) };
       if (c.payload !== undefined) options.payload = c.payload as InjectOptions['payload'];
       const res = await t.app.inject(options);
-      expect({ url: c.url, status: res.statusCode, type: res.headers['content-type'] }).toEqual({ url: c.url, status: 400, type: 'application/problem+json; charset=utf-8' });
+      expect({ url: c.url, status: res.statusCode, type: res.headers['content-type'] }).toEqual({
+        url: c.url,
+        status: 400,
+        type: 'application/problem+json; charset=utf-8',
+      });
       const body = res.json<{ code: string; errors: { field: string }[] }>();
       expect(body.code).toBe('validation_failed');
       expect(body.errors.map((e) => e.field)).toContain(c.field);

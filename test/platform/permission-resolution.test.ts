@@ -64,9 +64,7 @@ describe('permission resolution rules', () => {
   });
 
   it('lets a DENY override beat the role base and any implication', () => {
-    const r = resolvePermissions([
-      grant({ level: 1, baseCodes: ['leads.create', 'leads.view'], overrides: [{ code: 'leads.view', effect: 'DENY' }] }),
-    ]);
+    const r = resolvePermissions([grant({ level: 1, baseCodes: ['leads.create', 'leads.view'], overrides: [{ code: 'leads.view', effect: 'DENY' }] })]);
     expect([...r.codes]).toEqual(['leads.create']);
     expect(r.denied.get('leads.view')).toEqual({ subscriptionId: 10 });
   });
@@ -74,7 +72,13 @@ describe('permission resolution rules', () => {
   it('ignores the overrides of lower-priority subscriptions', () => {
     const r = resolvePermissions([
       grant({ level: 1, baseCodes: ['leads.view'] }),
-      grant({ level: 2, overrides: [{ code: 'leads.view', effect: 'DENY' }, { code: 'roles.view', effect: 'ALLOW' }] }),
+      grant({
+        level: 2,
+        overrides: [
+          { code: 'leads.view', effect: 'DENY' },
+          { code: 'roles.view', effect: 'ALLOW' },
+        ],
+      }),
     ]);
     expect([...r.codes]).toEqual(['leads.view']);
   });
@@ -98,7 +102,7 @@ describe('permission resolution rules', () => {
     );
   });
 
-  it('holds exactly the SPEC codes plus our workflow codes, with every create/edit implying its view', () => {
+  it('holds exactly the SPEC codes plus our workflow, conversation and SLA codes, with every create/edit implying its view', () => {
     const codes = new Set(ALL_PERMISSION_CODES);
     for (const p of PERMISSIONS) {
       for (const implied of p.implies) expect(codes.has(implied)).toBe(true);
@@ -106,16 +110,21 @@ describe('permission resolution rules', () => {
       if (m && codes.has(`${m[1]}.view`)) expect(p.implies).toContain(`${m[1]}.view`);
     }
     // SPEC "Permission codes (exact)", copied by hand: the catalogue must be exactly this set.
-    const spec = `cartera.leads_list.view, cartera.clients_list.view, cartera.lead_detail.view, cartera.lead_detail.edit, cartera.client_detail.view, cartera.client_detail.edit, cartera.seller_assignment, cartera.export_excel
+    const spec =
+      `cartera.leads_list.view, cartera.clients_list.view, cartera.lead_detail.view, cartera.lead_detail.edit, cartera.client_detail.view, cartera.client_detail.edit, cartera.seller_assignment, cartera.export_excel
       groups.view, groups.create, groups.edit, leads.view, leads.create, leads.edit, contacts.view, contacts.create, contacts.edit, group_assignments.manage, lead_assignments.manage, contact_assignments.manage, entity_channel_accounts.view, entity_channel_accounts.create, entity_channel_accounts.edit
       catalog.view, catalog.seller_change, orders.view, orders.create, quotes.view, quotes.create
       custom_field_types.view, custom_field_groups.view, custom_field_groups.create, custom_field_groups.edit, custom_fields.view, custom_fields.create, custom_fields.edit
       roles.view, roles.create, roles.edit, subscriptions.view, subscriptions.create, subscriptions.edit, permissions.catalog.view, communications.command_palette.view`
-      .split(/[,\s]+/)
-      .filter(Boolean);
-    // SPEC's catalogue has no workflow codes: ours, in their own module (docs/decisions.md "Workflows").
-    const ours = ['workflows.view', 'workflows.manage', 'workflows.execute'];
-    expect([...ALL_PERMISSION_CODES].sort()).toEqual([...spec, ...ours].sort());
-    expect(PERMISSIONS.filter((p) => ours.includes(p.code)).every((p) => p.module === 'workflows')).toBe(true);
+        .split(/[,\s]+/)
+        .filter(Boolean);
+    // SPEC's catalogue has no workflow or conversation visibility codes: ours, each in its own module
+    // (docs/decisions.md "Workflows", "Conversation visibility").
+    const ours = {
+      workflows: ['workflows.view', 'workflows.manage', 'workflows.execute'],
+      conversaciones: ['conversations.view_all', 'conversations.reply_any', 'sla_policies.view', 'sla_policies.edit', 'reports.view'],
+    };
+    expect([...ALL_PERMISSION_CODES].sort()).toEqual([...spec, ...Object.values(ours).flat()].sort());
+    for (const [module, codes] of Object.entries(ours)) expect(PERMISSIONS.filter((p) => codes.includes(p.code)).every((p) => p.module === module)).toBe(true);
   });
 });

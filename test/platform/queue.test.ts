@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
-import { PermanentJobError, transaction, type JobContext, type Queue } from '../../src/platform/queue/queue.js';
+import { PermanentJobError, type JobContext, type Queue } from '../../src/platform/queue/queue.js';
+import { transaction } from '../../src/platform/transactions/transaction.js';
 
 interface TestJobs {
   'test.note': { noteId: number };
@@ -54,10 +55,10 @@ describe('enqueue on the caller transaction', () => {
     });
 
     await vi.waitFor(() => expect(seen).toEqual([2]), { timeout: 5000 });
-    // Past more than one polling interval, nothing else arrives and the one job is completed.
-    await sleep(1200);
-    expect(seen).toEqual([2]);
+    // The rolled-back job has no row to run from, and the committed one, once completed, is never run again:
+    // then nothing else can arrive.
     await vi.waitFor(async () => expect(await jobRows('test.note')).toEqual([{ state: 'completed', data: { noteId: 2 } }]));
+    expect(seen).toEqual([2]);
   });
 
   it('wakes the local worker after the commit instead of waiting for its next poll', async () => {
@@ -101,9 +102,9 @@ describe('failures', () => {
     await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.permanent' })).toHaveLength(1), { timeout: 5000 });
     const [dead] = await queue.deadLetters({ queue: 'test.permanent' });
     expect(dead).toMatchObject({ queue: 'test.permanent', data: { contactId: 7 }, reason: 'contact 7 has no phone number', permanent: true, attempts: 1 });
-    await sleep(1200);
+    // A job that would be retried is in state retry; once failed, pg-boss never starts it again.
+    await vi.waitFor(async () => expect(await jobRows('test.permanent')).toEqual([{ state: 'failed', data: { contactId: 7 } }]), { timeout: 5000 });
     expect(attempts.map((a) => a.attempt)).toEqual([1]);
-    expect(await jobRows('test.permanent')).toEqual([{ state: 'failed', data: { contactId: 7 } }]);
 
     const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toContain('queue_dead_letter_jobs{queue="test.permanent"} 1');
@@ -213,7 +214,11 @@ describe('batched workers (batchSize > 1)', () => {
   it('wakes an idle batched worker after the commit instead of waiting for its next poll', async () => {
     const latencies: number[] = [];
     await queue.define('test.batched-woken');
-    await queue.work('test.batched-woken', async ({ sentAt }) => void latencies.push(Date.now() - sentAt), { pollingIntervalSeconds: 30, concurrency: 4, batchSize: 4 });
+    await queue.work('test.batched-woken', async ({ sentAt }) => void latencies.push(Date.now() - sentAt), {
+      pollingIntervalSeconds: 30,
+      concurrency: 4,
+      batchSize: 4,
+    });
     await sleep(300); // the worker's first poll found nothing: it now waits 30 s unless woken
     await transaction(t.database.db, async (tx) => {
       await queue.enqueue(tx, 'test.batched-woken', { sentAt: Date.now() });

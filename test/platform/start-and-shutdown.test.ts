@@ -62,7 +62,9 @@ describe('npm start on embedded defaults', () => {
       body: JSON.stringify({ email: 'admin@example.com', password: 'admin123', entity_id: 1 }),
     });
     const { access_token: token } = (await login.json()) as { access_token: string };
-    const me = (await (await fetch(`${first.baseUrl}/api/permissions/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { super_admin: boolean };
+    const me = (await (await fetch(`${first.baseUrl}/api/permissions/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      super_admin: boolean;
+    };
     expect(me.super_admin).toBe(true);
     expect(await stop(first)).toBe(0);
     expect(first.output()).toContain('shutting down');

@@ -50,18 +50,23 @@ describe.runIf(hasScript)('logs at a terminal', () => {
   }, 60_000);
 
   // Production runs on PostgreSQL only.
-  it.runIf(process.env.TEST_DATABASE_URL)('stay JSON lines in production', async () => {
-    const testDb = await createTestDatabase();
-    try {
-      const out = await startAtTerminal({
-        NODE_ENV: 'production',
-        JWT_SECRET: 'production-secret-production-secret-0123456789',
-        ERP_SESSION_ENCRYPTION_KEY: '1'.repeat(64),
-        DATABASE_URL: testDb.url!,
-      });
-      expect(out).toMatch(/^\{"level":30,.*"msg":"Server listening at /m);
-    } finally {
-      await testDb.close();
-    }
-  }, 60_000);
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    'stay JSON lines in production',
+    async () => {
+      const testDb = await createTestDatabase();
+      try {
+        const out = await startAtTerminal({
+          NODE_ENV: 'production',
+          JWT_SECRET: 'production-secret-production-secret-0123456789',
+          ERP_SESSION_ENCRYPTION_KEY: '1'.repeat(64),
+          COMMUNICATIONS_WEBHOOK_APP_SECRET: 'production-app-secret',
+          DATABASE_URL: testDb.url!,
+        });
+        expect(out).toMatch(/^\{"level":30,.*"msg":"Server listening at /m);
+      } finally {
+        await testDb.close();
+      }
+    },
+    60_000,
+  );
 });

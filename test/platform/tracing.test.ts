@@ -74,8 +74,12 @@ function descendantsOf(root: ReadableSpan): ReadableSpan[] {
 }
 
 describe('traces', () => {
-  it('continues the caller\'s trace through a request, its statements, the send job and the call to the communications service', async () => {
-    const webhook = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId: 'PN-TRACE' }, { from: '50255566666', text: 'hola' }) });
+  it("continues the caller's trace through a request, its statements, the send job and the call to the communications service", async () => {
+    const webhook = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      payload: whatsAppMessage({ phoneNumberId: 'PN-TRACE' }, { from: '50255566666', text: 'hola' }),
+    });
     expect(webhook.statusCode).toBe(200);
     await t.app.interactionsWorker.idle();
     const conversation = (await t.app.inject({ method: 'GET', url: '/api/interactions/conversations', headers: bearer(token) })).json().data[0].id as number;
@@ -95,7 +99,9 @@ describe('traces', () => {
     // The request: a server span in the caller's trace, with the statements it ran below it.
     const request = spans().find((s) => s.kind === SpanKind.SERVER && s.spanContext().traceId === callerTrace);
     expect(request).toBeDefined();
-    const statements = descendantsOf(request!).filter((s) => s.name === 'db.query').map((s) => String(s.attributes['db.query.text']));
+    const statements = descendantsOf(request!)
+      .filter((s) => s.name === 'db.query')
+      .map((s) => String(s.attributes['db.query.text']));
     expect(statements.some((text) => /insert into message \(/i.test(text))).toBe(true);
     expect(statements.some((text) => /INSERT INTO pgboss\.job/i.test(text))).toBe(true);
 
@@ -103,10 +109,15 @@ describe('traces', () => {
     expect(job.kind).toBe(SpanKind.CONSUMER);
     expect(job.attributes['messaging.destination.name']).toBe('interactions.message.send');
     const call = descendantsOf(job).find((s) => s.name === 'communications POST /v1/whatsapp/{account}/messages');
-    expect(call).toMatchObject({ kind: SpanKind.CLIENT, attributes: expect.objectContaining({ 'http.response.status_code': 200, 'peer.service': 'communications' }) });
+    expect(call).toMatchObject({
+      kind: SpanKind.CLIENT,
+      attributes: expect.objectContaining({ 'http.response.status_code': 200, 'peer.service': 'communications' }),
+    });
     expect(sim.deliveries[0]!.traceparent).toMatch(new RegExp(`^00-${job.spanContext().traceId}-${call!.spanContext().spanId}-01$`));
     // The claim of the message (one statement for the jobs of a batch, under the job that started it).
-    expect(descendantsOf(job).some((s) => s.name === 'db.query' && /update message m set send_attempts/i.test(String(s.attributes['db.query.text'])))).toBe(true);
+    expect(descendantsOf(job).some((s) => s.name === 'db.query' && /update message m set send_attempts/i.test(String(s.attributes['db.query.text'])))).toBe(
+      true,
+    );
   });
 
   it("holds a login's calls to the ERP as client spans of the request, and carries the trace to the ERP", async () => {
@@ -127,7 +138,7 @@ describe('traces', () => {
     for (const header of erpTraceparents) expect(expected).toContain(header);
   });
 
-  it('records a failed request\'s status and traces nothing for probes and scrapes', async () => {
+  it("records a failed request's status and traces nothing for probes and scrapes", async () => {
     exporter.reset();
     expect((await t.app.inject({ method: 'GET', url: '/api/interactions/conversations/999999', headers: bearer(token) })).statusCode).toBe(404);
     await t.app.inject({ method: 'GET', url: '/metrics' });

@@ -1,2 +1,8 @@
-export { createCommunicationsClient, type CommunicationsClient, type CommunicationsTarget, type CommunicationsPlatform, type SendingAccount, type ProviderTemplate, type ProviderTemplateInput, type MediaStream } from './communications.client.js';
-export { CommunicationsError, isCommunicationsError, type CommunicationsErrorKind } from './communications.errors.js';
+export {
+  createCommunicationsClient,
+  type CommunicationsClient,
+  type CommunicationsTarget,
+  type CommunicationsPlatform,
+  type MediaStream,
+} from './communications.client.js';
+export { isCommunicationsError } from './communications.errors.js';

@@ -130,13 +130,19 @@ export function createErpClient(options: ErpClientOptions) {
 
     /** GET /api/v1/memberships: the entities the ERP lists for the user, active or not. */
     async memberships(creds: ErpCredentials): Promise<ErpMembership[]> {
-      const body = await request({ method: 'GET', url: `${options.baseUrl}/api/v1/memberships`, headers: credentialHeaders(creds), idempotent: true }, ErpMemberships);
+      const body = await request(
+        { method: 'GET', url: `${options.baseUrl}/api/v1/memberships`, headers: credentialHeaders(creds), idempotent: true },
+        ErpMemberships,
+      );
       return body.data;
     },
 
     /** POST /api/v1/graphql_tokens: a GraphQL JWT for the user's selected entity. `expiresAt` is a Date. */
     async issueGraphqlToken(creds: ErpCredentials): Promise<{ token: string; expiresAt: Date }> {
-      const body = await request({ method: 'POST', url: `${options.baseUrl}/api/v1/graphql_tokens`, headers: credentialHeaders(creds), idempotent: false }, ErpGraphqlToken);
+      const body = await request(
+        { method: 'POST', url: `${options.baseUrl}/api/v1/graphql_tokens`, headers: credentialHeaders(creds), idempotent: false },
+        ErpGraphqlToken,
+      );
       const expiresAt = new Date(body.expires_at);
       if (Number.isNaN(expiresAt.getTime())) throw new ErpError('invalid_response', 'ERP GraphQL token expiry is not a date');
       return { token: body.token, expiresAt };
@@ -148,7 +154,16 @@ export function createErpClient(options: ErpClientOptions) {
      * retried here (a write).
      */
     async createOrder(creds: ErpCredentials, idempotencyKey: string, order: ErpOrderRequest): Promise<ErpOrderCreated> {
-      return request({ method: 'POST', url: `${options.baseUrl}/api/v1/orders`, headers: { ...credentialHeaders(creds), 'idempotency-key': idempotencyKey }, body: order, idempotent: false }, ErpOrderCreated);
+      return request(
+        {
+          method: 'POST',
+          url: `${options.baseUrl}/api/v1/orders`,
+          headers: { ...credentialHeaders(creds), 'idempotency-key': idempotencyKey },
+          body: order,
+          idempotent: false,
+        },
+        ErpOrderCreated,
+      );
     },
 
     /**
@@ -169,8 +184,17 @@ export function createErpClient(options: ErpClientOptions) {
     },
 
     /** A REST write (`POST`/`PUT`/`PATCH`/`DELETE` under /api/v1); never retried. */
-    async write<S extends TSchema>(creds: ErpCredentials, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body: unknown, schema: S): Promise<Static<S>> {
-      return request({ method, url: `${options.baseUrl}/api/v1/${path.replace(/^\/+/, '')}`, headers: credentialHeaders(creds), body, idempotent: false }, schema);
+    async write<S extends TSchema>(
+      creds: ErpCredentials,
+      method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+      path: string,
+      body: unknown,
+      schema: S,
+    ): Promise<Static<S>> {
+      return request(
+        { method, url: `${options.baseUrl}/api/v1/${path.replace(/^\/+/, '')}`, headers: credentialHeaders(creds), body, idempotent: false },
+        schema,
+      );
     },
   };
 }

@@ -6,12 +6,12 @@ import { Type, type Static } from 'typebox';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const ErpSelectedEntity = Type.Object({
+const ErpSelectedEntity = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   name: Type.String(),
   logo: Nullable(Type.String()),
 });
-export type ErpSelectedEntity = Static<typeof ErpSelectedEntity>;
+type ErpSelectedEntity = Static<typeof ErpSelectedEntity>;
 
 export const ErpUserinfo = Type.Object({
   email: Type.String({ minLength: 3 }),

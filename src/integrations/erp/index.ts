@@ -1,4 +1,3 @@
 export { createErpClient, type ErpClient, type ErpCredentials } from './erp.client.js';
-export { ErpError, isErpError, type ErpErrorKind } from './erp.errors.js';
-export type { ErpMembership, ErpProfile, ErpSelectedEntity, ErpUserinfo } from './erp.schemas.js';
-export type { ErpOrderRequest, ErpOrderCreated } from './erp.schemas.js';
+export { isErpError } from './erp.errors.js';
+export type { ErpMembership } from './erp.schemas.js';

@@ -16,11 +16,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
     '/login',
     {
       config: { auth: 'none' },
-      preHandler: async (request) => throttle.consume(request.ip, (request.body).email),
+      preHandler: async (request) => throttle.consume(request.ip, request.body.email),
       schema: {
         tags: ['auth'],
         summary: 'Log in to an entity',
-        description: 'Rate-limited per client IP and per e-mail (429 with Retry-After).',
+        description: 'Rate-limited per (e-mail, client address) and per client address, never per e-mail alone (429 with Retry-After).',
         security: [],
         body: LoginBody,
         response: {
@@ -31,12 +31,24 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         },
       },
     },
-    async (request) => service.login(request.body),
+    async (request) => {
+      const response = await service.login(request.body);
+      await throttle.succeeded(request.ip, request.body.email);
+      return response;
+    },
   );
 
   app.post(
     '/change-entity',
-    { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'Switch the active entity', body: ChangeEntityBody, response: { 200: TokenResponse } } },
+    {
+      config: { auth: 'jwt' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Switch the active entity',
+        body: ChangeEntityBody,
+        response: { 200: TokenResponse, 403: problemResponse('`entity_not_allowed`: the user is not a member of the entity') },
+      },
+    },
     async (request) => service.changeEntity(principalOf(request), request.body.entity_id),
   );
 

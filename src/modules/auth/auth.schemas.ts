@@ -18,7 +18,7 @@ export type LoginBody = Static<typeof LoginBody>;
 export const ChangeEntityBody = Type.Object({ entity_id: Id }, { additionalProperties: false });
 export type ChangeEntityBody = Static<typeof ChangeEntityBody>;
 
-export const SessionUser = Type.Object({
+const SessionUser = Type.Object({
   id: Type.Integer(),
   email: Type.String(),
   name: Type.String(),
@@ -28,7 +28,7 @@ export const SessionUser = Type.Object({
   role_name: Type.Union([Type.String(), Type.Null()]),
   role_source: Type.Union([Type.String(), Type.Null()]),
 });
-export type SessionUser = Static<typeof SessionUser>;
+type SessionUser = Static<typeof SessionUser>;
 
 export const TokenResponse = Type.Object({
   access_token: Type.String(),

@@ -5,23 +5,23 @@
  */
 import type { Authenticator, Principal } from '../../platform/auth/authenticator.js';
 import type { CrmTokenClaims, TokenService } from '../../platform/auth/jwt.js';
-import { hashPassword, verifyPassword } from '../../platform/auth/password.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from '../../platform/auth/password.js';
 import { badRequest, forbidden, unauthorized } from '../../platform/errors.js';
 import { missingErpSession, type ErpSessionSnapshot } from '../erp-session/index.js';
 import type { LoginBody, MyEntitiesResponse, TokenResponse } from './auth.schemas.js';
 import type { IdentityService } from '../identity/index.js';
 
-export const WEB_CLIENT_KIND = 'web';
+const WEB_CLIENT_KIND = 'web';
 
 /** A session scope as the ERP session module keys it. */
-export interface ErpScope {
+interface ErpScope {
   userId: number;
   entityId: number;
   clientKind: string;
 }
 
 /** ERP credentials confirmed at login (opaque to this module). */
-export interface ErpLoginCredentials {
+interface ErpLoginCredentials {
   email: string;
   apiKey: string;
 }
@@ -31,7 +31,11 @@ export interface ErpLoginCredentials {
  * never throws for ERP reasons: an unreachable ERP never blocks a CRM login.
  */
 export interface ErpLoginBridge {
-  loginCredentials(input: { email: string; password: string; erpAccessToken?: string | undefined }): Promise<{ creds: ErpLoginCredentials | undefined; reachable: boolean }>;
+  loginCredentials(input: {
+    email: string;
+    password: string;
+    erpAccessToken?: string | undefined;
+  }): Promise<{ creds: ErpLoginCredentials | undefined; reachable: boolean }>;
   reconcileMemberships(user: { id: number; name: string }, creds: ErpLoginCredentials): Promise<unknown>;
   reconcileAtLogin(scope: ErpScope, creds: ErpLoginCredentials | undefined, skipErp: boolean): Promise<ErpSessionSnapshot>;
   reconcileOnEntitySwitch(from: ErpScope, to: ErpScope): Promise<ErpSessionSnapshot>;
@@ -45,7 +49,7 @@ export interface ErpLoginBridge {
 export type AuthenticatedHook = (event: { userId: number; entityId: number; clientKind: string; reason: 'login' | 'change_entity' }) => Promise<void>;
 
 /** Shortest password accepted when AUTH_ALLOW_FIRST_LOGIN_PASSWORD_BOOTSTRAP sets it. */
-export const BOOTSTRAP_MIN_PASSWORD_LENGTH = 8;
+const BOOTSTRAP_MIN_PASSWORD_LENGTH = MIN_PASSWORD_LENGTH;
 
 export interface AuthServiceDeps {
   /** Users and memberships (the identity module). */
@@ -106,11 +110,15 @@ export function createAuthService(deps: AuthServiceDeps) {
       const erpInput = { email: body.email, password: body.password, erpAccessToken: body.erp_access_token };
       let erpLogin: Awaited<ReturnType<ErpLoginBridge['loginCredentials']>> | undefined;
       if (user && user.passwordHash === null && deps.allowFirstLoginPasswordBootstrap && deps.erp) {
+        // The same argon2 work as a user with a password, so that the answer's time does not tell which users have none.
+        await verifyPassword(null, body.password);
         erpLogin = await deps.erp.loginCredentials(erpInput);
         if (!erpLogin.creds) throw invalid();
         if (body.password.length < BOOTSTRAP_MIN_PASSWORD_LENGTH) {
           throw badRequest('password_too_short', `The first password must have at least ${BOOTSTRAP_MIN_PASSWORD_LENGTH} characters`);
         }
+        if (body.password.length > MAX_PASSWORD_LENGTH)
+          throw badRequest('password_too_long', `The first password must have at most ${MAX_PASSWORD_LENGTH} characters`);
         await deps.identity.setPasswordHash(user.id, await hashPassword(body.password));
       } else {
         const ok = await verifyPassword(user?.passwordHash, body.password);

@@ -10,7 +10,13 @@ import type { IdentityService } from '../identity/index.js';
  * membership reconciliation and the ERP session to login. COMMUNICATIONS_AUTO_LOGIN_ON_AUTH: the
  * interactions module passes its communications login and webhook re-sync as `onAuthenticated`.
  */
-export async function registerAuthModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService, erp?: ErpLoginBridge, onAuthenticated?: AuthenticatedHook): Promise<AuthService> {
+export async function registerAuthModule(
+  app: FastifyInstance,
+  ctx: AppContext,
+  identity: IdentityService,
+  erp?: ErpLoginBridge,
+  onAuthenticated?: AuthenticatedHook,
+): Promise<AuthService> {
   const service = createAuthService({
     identity,
     tokens: ctx.tokens,

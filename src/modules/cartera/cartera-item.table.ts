@@ -1,4 +1,4 @@
-import { boolean, index, integer, json, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, json, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { entityIdColumn } from '../identity/entity.table.js';
 import { lead } from '../records/lead.table.js';
 
@@ -47,5 +47,33 @@ export const carteraItem = pgTable(
     index('cartera_item_entity_id_is_client_group_name_idx').on(t.entityId, t.isClient, t.groupName, t.leadId),
     index('cartera_item_entity_id_is_client_lead_id_idx').on(t.entityId, t.isClient, t.leadId),
     index('cartera_item_entity_id_group_id_idx').on(t.entityId, t.groupId),
+  ],
+);
+
+/**
+ * The seller side of the read model: one row per cartera item and effective seller (the direct sellers of
+ * the item's `sellers`, else the inherited ones: SPEC "Cartera", a direct assignment wins), with the
+ * item's sort key, so a seller's portfolio page is one range scan of the seller's own index entries in
+ * the list's order and its capped count reads only index entries, whatever the seller's share of the
+ * leads. Written only by the statement triggers on `cartera_item` of
+ * migrations/0014_cartera_seller_item_maintenance.sql, in the transaction that changed the item.
+ */
+export const carteraSellerItem = pgTable(
+  'cartera_seller_item',
+  {
+    leadId: integer()
+      .notNull()
+      .references(() => carteraItem.leadId, { onDelete: 'cascade' }),
+    /** An effective seller of the lead (an employee id; no foreign key: the item's `sellers` is the source). */
+    employeeId: integer().notNull(),
+    entityId: entityIdColumn(),
+    /** The item's `is_client` and `created_at`. */
+    isClient: boolean().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'cartera_seller_item_pkey', columns: [t.leadId, t.employeeId] }),
+    // The creation sorts of a seller's portfolio (both directions) and its capped count.
+    index('cartera_seller_item_seller_created_at_idx').on(t.entityId, t.employeeId, t.isClient, t.createdAt, t.leadId),
   ],
 );

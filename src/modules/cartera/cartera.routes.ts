@@ -24,12 +24,18 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
   const tags = ['cartera'];
   app.get(
     '/cartera/leads',
-    { config: { auth: 'cartera.leads_list.view' }, schema: { tags, summary: 'Portfolio of leads', querystring: CarteraListQuery, response: { 200: CarteraLeadList } } },
+    {
+      config: { auth: 'cartera.leads_list.view' },
+      schema: { tags, summary: 'Portfolio of leads', querystring: CarteraListQuery, response: { 200: CarteraLeadList } },
+    },
     async (request) => service.list(principalOf(request), 'lead', request.query),
   );
   app.get(
     '/cartera/clients',
-    { config: { auth: 'cartera.clients_list.view' }, schema: { tags, summary: 'Portfolio of clients', querystring: CarteraListQuery, response: { 200: CarteraClientList } } },
+    {
+      config: { auth: 'cartera.clients_list.view' },
+      schema: { tags, summary: 'Portfolio of clients', querystring: CarteraListQuery, response: { 200: CarteraClientList } },
+    },
     async (request) => service.list(principalOf(request), 'client', request.query),
   );
   app.get(
@@ -44,19 +50,28 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
   );
   app.patch(
     '/cartera/leads/:id',
-    { config: { auth: 'cartera.lead_detail.edit' }, schema: { tags, summary: 'Edit lead detail', params: IdParams, body: CarteraDetailPatch, response: { 200: CarteraLeadDetail } } },
+    {
+      config: { auth: 'cartera.lead_detail.edit' },
+      schema: { tags, summary: 'Edit lead detail', params: IdParams, body: CarteraDetailPatch, response: { 200: CarteraLeadDetail } },
+    },
     async (request) => service.update(principalOf(request), 'lead', request.params.id, request.body),
   );
   app.patch(
     '/cartera/clients/:id',
-    { config: { auth: 'cartera.client_detail.edit' }, schema: { tags, summary: 'Edit client detail', params: IdParams, body: CarteraDetailPatch, response: { 200: CarteraClientDetail } } },
+    {
+      config: { auth: 'cartera.client_detail.edit' },
+      schema: { tags, summary: 'Edit client detail', params: IdParams, body: CarteraDetailPatch, response: { 200: CarteraClientDetail } },
+    },
     async (request) => service.update(principalOf(request), 'client', request.params.id, request.body),
   );
   app.get(
     '/cartera/export.xlsx',
     {
       config: { auth: 'cartera.export_excel' },
-      schema: { tags, summary: 'Export the filtered portfolio as a spreadsheet (streamed)', querystring: CarteraExportQuery,
+      schema: {
+        tags,
+        summary: 'Export the filtered portfolio as a spreadsheet (streamed)',
+        querystring: CarteraExportQuery,
         produces: [XLSX],
         response: { 200: { description: 'The spreadsheet', content: { [XLSX]: { schema: Spreadsheet } } } },
       },
@@ -64,10 +79,7 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
     async (request, reply) => {
       const caller = principalOf(request);
       const stream = streamCarteraXlsx(database, caller.entityId, filterOf(request.query.kind, request.query), request.log);
-      return reply
-        .type(XLSX)
-        .header('content-disposition', `attachment; filename="cartera-${request.query.kind}s.xlsx"`)
-        .send(stream);
+      return reply.type(XLSX).header('content-disposition', `attachment; filename="cartera-${request.query.kind}s.xlsx"`).send(stream);
     },
   );
 };

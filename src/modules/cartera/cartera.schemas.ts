@@ -3,12 +3,11 @@ import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageQuery, Pagination } from '../../platform/http/pagination.js';
 import { NullableObject, NullableString, StringEnum } from '../../platform/http/schema-types.js';
 
-
-export const CarteraSort = Type.Union(
+const CarteraSort = Type.Union(
   [Type.Literal('creation'), Type.Literal('-creation'), Type.Literal('name'), Type.Literal('-name'), Type.Literal('group'), Type.Literal('-group')],
   { default: '-creation', description: 'Field to sort by; a leading - sorts descending' },
 );
-export type CarteraSort = Static<typeof CarteraSort>;
+type CarteraSort = Static<typeof CarteraSort>;
 
 const filters = {
   seller_id: Type.Optional(IdOf('Effective seller: direct assignment, else inherited from the group')),
@@ -28,33 +27,33 @@ const Seller = Type.Object({ id: Type.Integer(), name: Type.String() });
 const Nullish = Type.Null({ description: 'Not held by this service yet: always null' });
 
 const common = {
-    id: Type.Integer({ description: 'Lead id' }),
-    groupId: Type.Integer(),
-    group: Type.String({ description: 'Group name' }),
-    erpId: NullableString(),
-    creation: Type.String({ format: 'date-time' }),
-    seller: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String(), source: StringEnum(['lead', 'group']) }), {
-      description: 'Effective seller: a direct lead assignment wins over one inherited from the group',
+  id: Type.Integer({ description: 'Lead id' }),
+  groupId: Type.Integer(),
+  group: Type.String({ description: 'Group name' }),
+  erpId: NullableString(),
+  creation: Type.String({ format: 'date-time' }),
+  seller: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String(), source: StringEnum(['lead', 'group']) }), {
+    description: 'Effective seller: a direct lead assignment wins over one inherited from the group',
+  }),
+  sellers: Type.Object({ direct: Type.Array(Seller), inherited: Type.Array(Seller) }, { description: 'Both sources of the derivation' }),
+  contact: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String() }), { description: 'Latest contact of the lead' }),
+  lastPurchase: Nullish,
+  frequency: Nullish,
+  agenda: Nullish,
+  interaction: NullableObject(
+    Type.Object({
+      conversationId: Type.Integer(),
+      channelTypeCode: Type.String({ description: 'Channel of the conversation (chatapp_api, social_messenger, social_dm, ...)' }),
+      lastMessageAt: Type.String({ format: 'date-time', description: 'Time of its latest message, either direction' }),
     }),
-    sellers: Type.Object({ direct: Type.Array(Seller), inherited: Type.Array(Seller) }, { description: 'Both sources of the derivation' }),
-    contact: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String() }), { description: 'Latest contact of the lead' }),
-    lastPurchase: Nullish,
-    frequency: Nullish,
-    agenda: Nullish,
-    interaction: NullableObject(
-      Type.Object({
-        conversationId: Type.Integer(),
-        channelTypeCode: Type.String({ description: 'Channel of the conversation (chatapp_api, social_messenger, social_dm, ...)' }),
-        lastMessageAt: Type.String({ format: 'date-time', description: 'Time of its latest message, either direction' }),
-      }),
-      { description: "The lead's conversation with the latest message; null when it has none" },
-    ),
+    { description: "The lead's conversation with the latest message; null when it has none" },
+  ),
 };
 const leadProperties = { ...common, lead: Type.String({ description: 'Lead name' }) };
 const clientProperties = { ...common, client: Type.String({ description: 'Client name' }) };
 
-export const CarteraLeadItem = Type.Object(leadProperties);
-export const CarteraClientItem = Type.Object(clientProperties);
+const CarteraLeadItem = Type.Object(leadProperties);
+const CarteraClientItem = Type.Object(clientProperties);
 export const CarteraLeadList = Type.Object({ data: Type.Array(CarteraLeadItem), pagination: Pagination });
 export const CarteraClientList = Type.Object({ data: Type.Array(CarteraClientItem), pagination: Pagination });
 

@@ -54,7 +54,8 @@ export function toCarteraItem<K extends CarteraKind>(kind: K, r: CarteraRow): Ca
     lastPurchase: null,
     frequency: null,
     agenda: null,
-    interaction: r.conversation_id === null ? null : { conversationId: r.conversation_id, channelTypeCode: r.interaction_channel!, lastMessageAt: r.interaction_at! },
+    interaction:
+      r.conversation_id === null ? null : { conversationId: r.conversation_id, channelTypeCode: r.interaction_channel!, lastMessageAt: r.interaction_at! },
   };
   // The name goes under the list's own key (SPEC "client/lead").
   item[kind] = r.name;

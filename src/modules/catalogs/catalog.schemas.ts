@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 
-export const Currency = Type.Object({ code: Type.String(), name: Type.String(), symbol: Type.String(), decimals: Type.Integer() });
-export const Department = Type.Object({ code: Type.String(), name: Type.String() });
-export const Municipality = Type.Object({ code: Type.String(), name: Type.String(), department_code: Type.String() });
+const Currency = Type.Object({ code: Type.String(), name: Type.String(), symbol: Type.String(), decimals: Type.Integer() });
+const Department = Type.Object({ code: Type.String(), name: Type.String() });
+const Municipality = Type.Object({ code: Type.String(), name: Type.String(), department_code: Type.String() });
 
 export const CurrencyList = Type.Object({ data: Type.Array(Currency) });
 export const DepartmentList = Type.Object({ data: Type.Array(Department) });
@@ -11,14 +11,15 @@ export type CurrencyList = Static<typeof CurrencyList>;
 export type DepartmentList = Static<typeof DepartmentList>;
 export type MunicipalityList = Static<typeof MunicipalityList>;
 
-export const MunicipalityQuery = Type.Object(
-  { department: Type.Optional(Type.String({ pattern: '^[0-9]{2}$', description: 'Department code (e.g. 01); only its municipalities' })) },
-  { additionalProperties: false },
-);
+export const MunicipalityQuery = Type.Object({
+  department: Type.Optional(Type.String({ pattern: '^[0-9]{2}$', description: 'Department code (e.g. 01); only its municipalities' })),
+});
 
 /** GraphQL `data` shapes validated before caching (the ERP is never trusted). */
 export const GqlCurrencies = Type.Object({
-  currencies: Type.Array(Type.Object({ code: Type.String({ minLength: 1 }), name: Type.String(), symbol: Type.String(), decimals: Type.Integer({ minimum: 0 }) })),
+  currencies: Type.Array(
+    Type.Object({ code: Type.String({ minLength: 1 }), name: Type.String(), symbol: Type.String(), decimals: Type.Integer({ minimum: 0 }) }),
+  ),
 });
 export const GqlDepartments = Type.Object({ departments: Type.Array(Type.Object({ code: Type.String({ minLength: 1 }), name: Type.String() })) });
 export const GqlMunicipalities = Type.Object({
@@ -38,18 +39,18 @@ export const Product = Type.Object({
   prices: Type.Array(Type.Object({ currency: Type.String(), amount: Type.String() })),
 });
 export type Product = Static<typeof Product>;
-export const ProductQuery = Type.Object(
-  {
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Words found in the code, name or description (any case and accents)' })),
-    category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'Only products priced in this currency' })),
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-    offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
-  },
-  { additionalProperties: false },
-);
+export const ProductQuery = Type.Object({
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Words found in the code, name or description (any case and accents)' })),
+  category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'Only products priced in this currency' })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+});
 export type ProductQuery = Static<typeof ProductQuery>;
-export const ProductList = Type.Object({ data: Type.Array(Product), pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }) });
+export const ProductList = Type.Object({
+  data: Type.Array(Product),
+  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }),
+});
 export type ProductList = Static<typeof ProductList>;
 export const GqlCatalogProducts = Type.Object({
   catalogProducts: Type.Array(

@@ -5,12 +5,27 @@
  */
 import type { ErpSessionScope, ErpSessionService } from '../erp-session/index.js';
 import type { CacheOutcome, TwoLevelCache } from './two-level-cache.js';
-import { GqlCatalogProducts, GqlCurrencies, GqlDepartments, GqlMunicipalities, type CurrencyList, type DepartmentList, type MunicipalityList, type Product, type ProductList, type ProductQuery } from './catalog.schemas.js';
+import {
+  GqlCatalogProducts,
+  GqlCurrencies,
+  GqlDepartments,
+  GqlMunicipalities,
+  type CurrencyList,
+  type DepartmentList,
+  type MunicipalityList,
+  type Product,
+  type ProductList,
+  type ProductQuery,
+} from './catalog.schemas.js';
 
 const PRODUCTS_QUERY = '{ catalogProducts { id code name description unit category images stock prices { currencyCode amount } } }';
 
 /** Lower case without accents, for search ("Café" matches "cafe"). */
-const fold = (text: string) => text.normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase();
+const fold = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase();
 
 interface IndexedProduct {
   product: Product;
@@ -76,9 +91,18 @@ export function createCatalogService(deps: { cache: TwoLevelCache; sessions: Erp
       const indexed = indexOf(value);
       const words = q.q ? fold(q.q).split(/\s+/).filter(Boolean) : [];
       const matching = indexed.filter(
-        (p) => words.every((w) => p.text.includes(w)) && (q.category === undefined || p.product.category === q.category) && (q.currency === undefined || p.product.prices.some((x) => x.currency === q.currency)),
+        (p) =>
+          words.every((w) => p.text.includes(w)) &&
+          (q.category === undefined || p.product.category === q.category) &&
+          (q.currency === undefined || p.product.prices.some((x) => x.currency === q.currency)),
       );
-      return { body: { data: matching.slice(q.offset, q.offset + q.limit).map((p) => p.product), pagination: { limit: q.limit, offset: q.offset, total: matching.length } }, outcome };
+      return {
+        body: {
+          data: matching.slice(q.offset, q.offset + q.limit).map((p) => p.product),
+          pagination: { limit: q.limit, offset: q.offset, total: matching.length },
+        },
+        outcome,
+      };
     },
 
     /** One product of the entity's catalog by ERP id (same cache entry as `products`), or undefined. */

@@ -1,8 +1,8 @@
 /**
  * Domain events of commerce (SPEC "Workflow trigger events", post-MVP): published in the transaction of the
- * change (`publishInTransaction`), so durable consumers such as workflows never miss one.
+ * change (`changeEventsOf(tx)`, platform/transactions), so durable consumers such as workflows never miss one.
  */
-export interface QuoteDecidedEvent {
+interface QuoteDecidedEvent {
   entityId: number;
   quoteId: number;
   leadId: number;
@@ -15,7 +15,7 @@ export interface QuoteDecidedEvent {
   occurredAt: string;
 }
 
-export interface OrderCreatedEvent {
+interface OrderCreatedEvent {
   entityId: number;
   orderId: number;
   quoteId: number | null;
@@ -29,7 +29,7 @@ export interface OrderCreatedEvent {
   occurredAt: string;
 }
 
-export interface OpportunityStateChangedEvent {
+interface OpportunityStateChangedEvent {
   entityId: number;
   opportunityId: number;
   leadId: number;
@@ -44,7 +44,7 @@ export interface OpportunityStateChangedEvent {
   occurredAt: string;
 }
 
-declare module '../../platform/events/bus.js' {
+declare module '../../platform/events/domain-events.js' {
   interface DomainEventMap {
     'quote.approved': QuoteDecidedEvent;
     'quote.rejected': QuoteDecidedEvent;
@@ -52,3 +52,5 @@ declare module '../../platform/events/bus.js' {
     'opportunity.state_changed': OpportunityStateChangedEvent;
   }
 }
+
+export {};

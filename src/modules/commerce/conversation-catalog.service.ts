@@ -3,13 +3,13 @@
  * who the conversation is with and what they bought, the entity's sales catalog, and a product sent into
  * the chat — as an image with its caption when it has a picture, else as text — through the
  * conversations-out sending path (service window, channel rules, delivery states). Another entity's
- * conversation is 404.
+ * conversation, or one the caller may not see (interactions' visibility rule), is 404.
  */
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound, unprocessable } from '../../platform/errors.js';
-import type { ConversationAutomation, OutboundService } from '../interactions/index.js';
+import { VIEW_ALL, type ConversationAutomation, type OutboundService } from '../interactions/index.js';
 import type { CatalogService, Product } from '../catalogs/index.js';
 import type { ErpSessionScope } from '../erp-session/index.js';
 import * as orders from './order.repository.js';
@@ -30,7 +30,7 @@ export function createConversationCatalog(deps: ConversationCatalogDeps) {
   const knownConversations = new LRUCache<string, true>({ max: 50_000 });
 
   async function partiesOf(p: Principal, conversationId: number) {
-    const parties = await deps.conversations.parties(p.entityId, conversationId);
+    const parties = await deps.conversations.parties(p.entityId, conversationId, p);
     if (!parties) throw notFound('conversation', conversationId);
     return parties;
   }
@@ -54,23 +54,31 @@ export function createConversationCatalog(deps: ConversationCatalogDeps) {
 
     async products(p: Principal, scope: ErpSessionScope, conversationId: number, q: Parameters<CatalogService['products']>[1]) {
       const key = `${p.entityId}:${conversationId}`;
-      if (!knownConversations.has(key)) {
+      // Only an entity-wide viewer's lookup is cached: a restricted agent's visibility changes (reassignment).
+      const entityWide = p.permissions.has(VIEW_ALL);
+      if (!entityWide || !knownConversations.has(key)) {
         await partiesOf(p, conversationId);
-        knownConversations.set(key, true);
+        if (entityWide) knownConversations.set(key, true);
       }
       return deps.catalog.products(scope, q);
     },
 
     /** 404 for an unknown product; 422 `price_not_in_currency` when it has no price in the currency asked for. */
-    async send(p: Principal, scope: ErpSessionScope, conversationId: number, body: { product_id: string; currency?: string | undefined; reply_to_message_id?: number | undefined }) {
+    async send(
+      p: Principal,
+      scope: ErpSessionScope,
+      conversationId: number,
+      body: { product_id: string; currency?: string | undefined; reply_to_message_id?: number | undefined },
+    ) {
       await partiesOf(p, conversationId);
       const product = await deps.catalog.product(scope, body.product_id);
       if (!product) throw notFound('product', body.product_id);
       const price = body.currency ? product.prices.find((x) => x.currency === body.currency) : product.prices[0];
-      if (body.currency && !price) throw unprocessable('price_not_in_currency', `${product.code} has no price in ${body.currency}`, { currencies: product.prices.map((x) => x.currency) });
+      if (body.currency && !price)
+        throw unprocessable('price_not_in_currency', `${product.code} has no price in ${body.currency}`, { currencies: product.prices.map((x) => x.currency) });
       const text = caption(product, price);
       const reply = body.reply_to_message_id !== undefined ? { reply_to_message_id: body.reply_to_message_id } : {};
-      const sender = { entityId: p.entityId, employeeId: p.employeeId };
+      const sender = { entityId: p.entityId, employeeId: p.employeeId, permissions: p.permissions };
       return product.images[0]
         ? deps.outbound.send(sender, conversationId, { kind: 'image', body: { link: product.images[0], caption: text.slice(0, 1024), ...reply } })
         : deps.outbound.send(sender, conversationId, { kind: 'text', body: { body: text, ...reply } });
@@ -81,5 +89,7 @@ export function createConversationCatalog(deps: ConversationCatalogDeps) {
 export type ConversationCatalog = ReturnType<typeof createConversationCatalog>;
 
 function caption(product: Product, price: { currency: string; amount: string } | undefined): string {
-  return [`*${product.name}* (${product.code})`, price ? `${price.currency} ${price.amount} / ${product.unit}` : undefined, product.description ?? undefined].filter(Boolean).join('\n');
+  return [`*${product.name}* (${product.code})`, price ? `${price.currency} ${price.amount} / ${product.unit}` : undefined, product.description ?? undefined]
+    .filter(Boolean)
+    .join('\n');
 }

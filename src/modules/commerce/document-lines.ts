@@ -30,7 +30,10 @@ export function assertCurrency(currency: string, field = '/body/currency'): void
   if (minorDigits(currency) === undefined) throw validationFailed([{ field, message: `${currency} is not an ISO 4217 currency` }]);
 }
 
-/** The lines priced and rounded in `currency`, with the document's amounts; 400 naming every bad field. */
+/**
+ * The lines priced and rounded in `currency`, with the document's amounts; 400 `validation_failed` naming
+ * every bad field, a line or document whose amounts exceed 2^53 − 1 minor units included.
+ */
 export function priceLines(lines: readonly LineInput[], currency: string, at = '/body/lines'): { lines: StoredLine[]; amounts: DocumentAmounts } {
   const errors: FieldError[] = [];
   const stored: StoredLine[] = [];
@@ -39,17 +42,27 @@ export function priceLines(lines: readonly LineInput[], currency: string, at = '
     const unitPriceMinor = toMinor(l.unit_price, currency);
     const discountBps = scaled(l.discount_percent ?? '0', 2);
     const taxRateBps = scaled(l.tax_percent ?? '0', 2);
-    if (quantityMilli === undefined || quantityMilli === 0) errors.push({ field: `${at}/${i}/quantity`, message: 'must be a positive quantity with up to 3 decimals' });
-    if (unitPriceMinor === undefined) errors.push({ field: `${at}/${i}/unit_price`, message: `must be an amount with at most ${minorDigits(currency)} decimals for ${currency}` });
-    if (discountBps === undefined || discountBps > 10_000) errors.push({ field: `${at}/${i}/discount_percent`, message: 'must be 0 to 100 with up to 2 decimals' });
+    if (quantityMilli === undefined || quantityMilli === 0)
+      errors.push({ field: `${at}/${i}/quantity`, message: 'must be a positive quantity with up to 3 decimals' });
+    if (unitPriceMinor === undefined)
+      errors.push({ field: `${at}/${i}/unit_price`, message: `must be an amount with at most ${minorDigits(currency)} decimals for ${currency}` });
+    if (discountBps === undefined || discountBps > 10_000)
+      errors.push({ field: `${at}/${i}/discount_percent`, message: 'must be 0 to 100 with up to 2 decimals' });
     if (taxRateBps === undefined || taxRateBps > 100_000) errors.push({ field: `${at}/${i}/tax_percent`, message: 'must be 0 to 1000 with up to 2 decimals' });
     if (quantityMilli === undefined || unitPriceMinor === undefined || discountBps === undefined || taxRateBps === undefined) return;
     const input = { quantityMilli, unitPriceMinor, discountBps, taxRateBps };
     const { netMinor: _net, ...amounts } = lineAmounts(input);
+    // Amounts travel as JS numbers and bigint columns: past 2^53 they would lose cents or overflow.
+    if (!Object.values(amounts).every(Number.isSafeInteger)) {
+      errors.push({ field: `${at}/${i}`, message: 'the line amounts are too large' });
+      return;
+    }
     stored.push({ position: i + 1, productCode: l.product_code ?? null, description: l.description.trim(), ...input, ...amounts });
   });
   if (errors.length > 0) throw validationFailed(errors);
-  return { lines: stored, amounts: documentAmounts(stored) };
+  const amounts = documentAmounts(stored);
+  if (!Object.values(amounts).every(Number.isSafeInteger)) throw validationFailed([{ field: at, message: 'the document total is too large' }]);
+  return { lines: stored, amounts };
 }
 
 const percent = (bps: number) => (bps / 100).toFixed(2).replace(/\.?0+$/, '') || '0';

@@ -29,7 +29,6 @@ import type { ErpModule } from '../erp-session/index.js';
 
 import './commerce.events.js';
 
-export type { QuoteDecidedEvent, OrderCreatedEvent, OpportunityStateChangedEvent } from './commerce.events.js';
 export { minorDigits } from './money.js';
 
 /** Registers `/quotes`, `/orders`, `/opportunities` and `/opportunity-pipeline` (bare and under /api) and, with `workers`, the ERP push worker. */
@@ -53,7 +52,10 @@ export async function registerCommerceModule(
     assertActiveMember: (entityId, employeeId, field) => identity.assertActiveMember(entityId, employeeId, field),
   };
   // Quote validity dates are days in the entity's time zone.
-  const today = async (entityId: number) => DateTime.now().setZone((await identity.entity(entityId))?.timeZone ?? 'America/Guatemala').toISODate()!;
+  const today = async (entityId: number) =>
+    DateTime.now()
+      .setZone((await identity.entity(entityId))?.timeZone ?? 'America/Guatemala')
+      .toISODate()!;
   const quotes = createQuoteService({ db: ctx.db, events: ctx.events, lookups, today });
   const push = createOrderPush({
     db: ctx.db,
@@ -80,7 +82,7 @@ export async function registerCommerceModule(
     entityName: async (entityId) => (await identity.entity(entityId))?.name ?? '',
     media: deps.media,
     outbound: deps.outbound,
-    conversationExists: async (entityId, id) => (await deps.conversations.parties(entityId, id)) !== undefined,
+    conversationExists: async (p, id) => (await deps.conversations.parties(p.entityId, id, p)) !== undefined,
   });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(conversationCatalogRoutes, { service: conversationCatalog });

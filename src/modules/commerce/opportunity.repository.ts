@@ -20,7 +20,12 @@ export async function insertState(db: Db, values: typeof commercePipelineState.$
   await db.insert(commercePipelineState).values(values);
 }
 
-export async function updateState(db: Db, entityId: number, id: number, values: Partial<Pick<StateRow, 'name' | 'position' | 'outcome' | 'archived'>>): Promise<void> {
+export async function updateState(
+  db: Db,
+  entityId: number,
+  id: number,
+  values: Partial<Pick<StateRow, 'name' | 'position' | 'outcome' | 'archived'>>,
+): Promise<void> {
   await db
     .update(commercePipelineState)
     .set({ ...values, updatedAt: new Date() })
@@ -33,13 +38,24 @@ export async function insertOpportunity(db: Db, values: typeof commerceOpportuni
 }
 
 export async function findOpportunity(db: Db, entityId: number, id: number, lock = false): Promise<OpportunityRow | undefined> {
-  const q = db.select().from(commerceOpportunity).where(and(eq(commerceOpportunity.entityId, entityId), eq(commerceOpportunity.id, id)));
+  const q = db
+    .select()
+    .from(commerceOpportunity)
+    .where(and(eq(commerceOpportunity.entityId, entityId), eq(commerceOpportunity.id, id)));
   const [row] = lock ? await q.for('update') : await q;
   return row;
 }
 
-export async function listOpportunities(db: Db, entityId: number, q: { limit: number; offset: number; leadId?: number | undefined; stateId?: number | undefined }): Promise<{ rows: OpportunityRow[]; total: number }> {
-  const where = and(eq(commerceOpportunity.entityId, entityId), q.leadId === undefined ? undefined : eq(commerceOpportunity.leadId, q.leadId), q.stateId === undefined ? undefined : eq(commerceOpportunity.stateId, q.stateId));
+export async function listOpportunities(
+  db: Db,
+  entityId: number,
+  q: { limit: number; offset: number; leadId?: number | undefined; stateId?: number | undefined },
+): Promise<{ rows: OpportunityRow[]; total: number }> {
+  const where = and(
+    eq(commerceOpportunity.entityId, entityId),
+    q.leadId === undefined ? undefined : eq(commerceOpportunity.leadId, q.leadId),
+    q.stateId === undefined ? undefined : eq(commerceOpportunity.stateId, q.stateId),
+  );
   const rows = await db.select().from(commerceOpportunity).where(where).orderBy(desc(commerceOpportunity.id)).limit(q.limit).offset(q.offset);
   const [total] = await db.select({ n: count() }).from(commerceOpportunity).where(where);
   return { rows, total: total?.n ?? 0 };
@@ -54,5 +70,9 @@ export async function recordChange(db: Db, values: typeof commerceOpportunitySta
 }
 
 export async function history(db: Db, opportunityId: number): Promise<StateChangeRow[]> {
-  return db.select().from(commerceOpportunityStateChange).where(eq(commerceOpportunityStateChange.opportunityId, opportunityId)).orderBy(asc(commerceOpportunityStateChange.id));
+  return db
+    .select()
+    .from(commerceOpportunityStateChange)
+    .where(eq(commerceOpportunityStateChange.opportunityId, opportunityId))
+    .orderBy(asc(commerceOpportunityStateChange.id));
 }

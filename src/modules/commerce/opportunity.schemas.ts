@@ -9,11 +9,14 @@ import { Currency } from './document.schemas.js';
 const strict = { additionalProperties: false } as const;
 const DateOnly = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
-export const PipelineStateResponse = Type.Object({ id: Type.Integer(), name: Type.String(), position: Type.Integer(), outcome: StringEnum(STATE_OUTCOMES) });
+const PipelineStateResponse = Type.Object({ id: Type.Integer(), name: Type.String(), position: Type.Integer(), outcome: StringEnum(STATE_OUTCOMES) });
 export const PipelineResponse = Type.Object({ states: Type.Array(PipelineStateResponse) });
 export const PipelineBody = Type.Object(
   {
-    states: Type.Array(Type.Object({ id: Type.Optional(Id), name: Type.String({ minLength: 1, maxLength: 100 }), outcome: StringEnum(STATE_OUTCOMES) }, strict), { minItems: 2, maxItems: 30 }),
+    states: Type.Array(
+      Type.Object({ id: Type.Optional(Id), name: Type.String({ minLength: 1, maxLength: 100 }), outcome: StringEnum(STATE_OUTCOMES) }, strict),
+      { minItems: 2, maxItems: 30 },
+    ),
   },
   { ...strict, description: 'The whole ordered pipeline: states with an id are kept (renamed, moved), new ones added, missing ones archived' },
 );
@@ -45,7 +48,14 @@ export const OpportunityResponse = Type.Object({
   expected_close_date: Type.Union([Type.String(), Type.Null()]),
   owner_employee_id: Type.Union([Type.Integer(), Type.Null()]),
   history: Type.Optional(
-    Type.Array(Type.Object({ from_state_id: Type.Union([Type.Integer(), Type.Null()]), to_state_id: Type.Integer(), changed_by_employee_id: Type.Union([Type.Integer(), Type.Null()]), changed_at: Type.String({ format: 'date-time' }) })),
+    Type.Array(
+      Type.Object({
+        from_state_id: Type.Union([Type.Integer(), Type.Null()]),
+        to_state_id: Type.Integer(),
+        changed_by_employee_id: Type.Union([Type.Integer(), Type.Null()]),
+        changed_at: Type.String({ format: 'date-time' }),
+      }),
+    ),
   ),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),

@@ -9,7 +9,7 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
-import { transaction } from '../../platform/queue/queue.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { assertCurrency } from './document-lines.js';
 import { fromMinor, toMinor } from './money.js';
 import { partiesOf, type PartyLookups } from './commerce-parties.js';
@@ -52,24 +52,29 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
       const dup = names.findIndex((n, i) => names.indexOf(n) !== i);
       if (dup >= 0) throw validationFailed([{ field: `/body/states/${dup}/name`, message: 'state names are unique' }]);
       if (!body.states.some((s) => s.outcome === 'open')) throw validationFailed([{ field: '/body/states', message: 'a pipeline needs an open state' }]);
-      await transaction(db, async (tx) => {
-        const current = await pipeline(p.entityId, tx);
-        const known = new Map(current.map((s) => [s.id, s]));
-        body.states.forEach((s, i) => {
-          if (s.id !== undefined && !known.has(s.id)) throw validationFailed([{ field: `/body/states/${i}/id`, message: `state ${s.id} is not in the pipeline` }]);
-        });
-        const kept = new Set(body.states.flatMap((s) => (s.id !== undefined ? [s.id] : [])));
-        for (const s of current) {
-          if (kept.has(s.id)) continue;
-          const { total } = await repo.listOpportunities(tx, p.entityId, { limit: 1, offset: 0, stateId: s.id });
-          if (total > 0) throw conflict('state_in_use', `${total} opportunities are in ${s.name}: move them first`, { state_id: s.id });
-          await repo.updateState(tx, p.entityId, s.id, { archived: true, position: 0 });
-        }
-        for (const [i, s] of body.states.entries()) {
-          if (s.id !== undefined) await repo.updateState(tx, p.entityId, s.id, { name: s.name.trim(), outcome: s.outcome, position: i + 1 });
-          else await repo.insertState(tx, { entityId: p.entityId, name: s.name.trim(), outcome: s.outcome, position: i + 1 });
-        }
-      });
+      await transaction(
+        db,
+        async (tx) => {
+          const current = await pipeline(p.entityId, tx);
+          const known = new Map(current.map((s) => [s.id, s]));
+          body.states.forEach((s, i) => {
+            if (s.id !== undefined && !known.has(s.id))
+              throw validationFailed([{ field: `/body/states/${i}/id`, message: `state ${s.id} is not in the pipeline` }]);
+          });
+          const kept = new Set(body.states.flatMap((s) => (s.id !== undefined ? [s.id] : [])));
+          for (const s of current) {
+            if (kept.has(s.id)) continue;
+            const { total } = await repo.listOpportunities(tx, p.entityId, { limit: 1, offset: 0, stateId: s.id });
+            if (total > 0) throw conflict('state_in_use', `${total} opportunities are in ${s.name}: move them first`, { state_id: s.id });
+            await repo.updateState(tx, p.entityId, s.id, { archived: true, position: 0 });
+          }
+          for (const [i, s] of body.states.entries()) {
+            if (s.id !== undefined) await repo.updateState(tx, p.entityId, s.id, { name: s.name.trim(), outcome: s.outcome, position: i + 1 });
+            else await repo.insertState(tx, { entityId: p.entityId, name: s.name.trim(), outcome: s.outcome, position: i + 1 });
+          }
+        },
+        { events: deps.events },
+      );
       return { states: (await pipeline(p.entityId)).map(toStateResponse) };
     },
 
@@ -82,21 +87,25 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
       const states = await pipeline(p.entityId);
       const state = body.state_id === undefined ? states[0]! : states.find((s) => s.id === body.state_id);
       if (!state) throw validationFailed([{ field: '/body/state_id', message: `state ${body.state_id} is not in the pipeline` }]);
-      const row = await transaction(db, async (tx) => {
-        const o = await repo.insertOpportunity(tx, {
-          entityId: p.entityId,
-          leadId: body.lead_id,
-          name: body.name.trim(),
-          stateId: state.id,
-          valueMinor,
-          currency: body.currency,
-          expectedCloseDate: body.expected_close_date ?? null,
-          ownerEmployeeId: body.owner_employee_id ?? p.employeeId,
-        });
-        await repo.recordChange(tx, { entityId: p.entityId, opportunityId: o.id, fromStateId: null, toStateId: state.id, changedByEmployeeId: p.employeeId });
-        await publish(tx, p, o, groupId, null, state);
-        return o;
-      });
+      const row = await transaction(
+        db,
+        async (tx) => {
+          const o = await repo.insertOpportunity(tx, {
+            entityId: p.entityId,
+            leadId: body.lead_id,
+            name: body.name.trim(),
+            stateId: state.id,
+            valueMinor,
+            currency: body.currency,
+            expectedCloseDate: body.expected_close_date ?? null,
+            ownerEmployeeId: body.owner_employee_id ?? p.employeeId,
+          });
+          await repo.recordChange(tx, { entityId: p.entityId, opportunityId: o.id, fromStateId: null, toStateId: state.id, changedByEmployeeId: p.employeeId });
+          await publish(tx, p, o, groupId, null, state);
+          return o;
+        },
+        { events: deps.events },
+      );
       return respond(p, row, true);
     },
 
@@ -120,22 +129,32 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
       const states = await pipeline(p.entityId);
       const to = states.find((s) => s.id === stateId);
       if (!to) throw validationFailed([{ field: '/body/state_id', message: `state ${stateId} is not in the pipeline` }]);
-      const row = await transaction(db, async (tx) => {
-        const o = await repo.findOpportunity(tx, p.entityId, id, true);
-        if (!o) throw notFound('opportunity', id);
-        if (o.stateId === stateId) throw conflict('invalid_transition', `The opportunity is already in ${to.name}`, { state_id: stateId });
-        await repo.setState(tx, id, stateId);
-        await repo.recordChange(tx, { entityId: p.entityId, opportunityId: id, fromStateId: o.stateId, toStateId: stateId, changedByEmployeeId: p.employeeId });
-        const all = await repo.states(tx, p.entityId, true);
-        await publish(tx, p, o, groupId, all.find((s) => s.id === o.stateId) ?? null, to);
-        return { ...o, stateId };
-      });
+      const row = await transaction(
+        db,
+        async (tx) => {
+          const o = await repo.findOpportunity(tx, p.entityId, id, true);
+          if (!o) throw notFound('opportunity', id);
+          if (o.stateId === stateId) throw conflict('invalid_transition', `The opportunity is already in ${to.name}`, { state_id: stateId });
+          await repo.setState(tx, id, stateId);
+          await repo.recordChange(tx, {
+            entityId: p.entityId,
+            opportunityId: id,
+            fromStateId: o.stateId,
+            toStateId: stateId,
+            changedByEmployeeId: p.employeeId,
+          });
+          const all = await repo.states(tx, p.entityId, true);
+          await publish(tx, p, o, groupId, all.find((s) => s.id === o.stateId) ?? null, to);
+          return { ...o, stateId };
+        },
+        { events: deps.events },
+      );
       return respond(p, row, true);
     },
   };
 
   async function publish(tx: Db, p: Principal, o: repo.OpportunityRow, groupId: number, from: repo.StateRow | null, to: repo.StateRow): Promise<void> {
-    await deps.events.publishInTransaction(tx, 'opportunity.state_changed', {
+    changeEventsOf(tx).domainEvent('opportunity.state_changed', {
       entityId: p.entityId,
       opportunityId: o.id,
       leadId: o.leadId,
@@ -155,7 +174,7 @@ export type OpportunityService = ReturnType<typeof createOpportunityService>;
 
 const toStateResponse = (s: repo.StateRow) => ({ id: s.id, name: s.name, position: s.position, outcome: s.outcome });
 
-export function toOpportunityResponse(o: repo.OpportunityRow, states: repo.StateRow[], history?: repo.StateChangeRow[]): OpportunityResponse {
+function toOpportunityResponse(o: repo.OpportunityRow, states: repo.StateRow[], history?: repo.StateChangeRow[]): OpportunityResponse {
   const state = states.find((s) => s.id === o.stateId)!;
   return {
     id: o.id,
@@ -167,7 +186,16 @@ export function toOpportunityResponse(o: repo.OpportunityRow, states: repo.State
     currency: o.currency,
     expected_close_date: o.expectedCloseDate,
     owner_employee_id: o.ownerEmployeeId,
-    ...(history ? { history: history.map((h) => ({ from_state_id: h.fromStateId, to_state_id: h.toStateId, changed_by_employee_id: h.changedByEmployeeId, changed_at: h.changedAt.toISOString() })) } : {}),
+    ...(history
+      ? {
+          history: history.map((h) => ({
+            from_state_id: h.fromStateId,
+            to_state_id: h.toStateId,
+            changed_by_employee_id: h.changedByEmployeeId,
+            changed_at: h.changedAt.toISOString(),
+          })),
+        }
+      : {}),
     created_at: o.createdAt.toISOString(),
     updated_at: o.updatedAt.toISOString(),
   };

@@ -13,7 +13,7 @@ import type { ErpSessionScope } from '../erp-session/index.js';
 import { fromMinor } from './money.js';
 import * as repo from './order.repository.js';
 
-export const ORDER_PUSH_QUEUE = 'commerce.order.push';
+const ORDER_PUSH_QUEUE = 'commerce.order.push';
 
 declare module '../../platform/queue/queue.js' {
   interface JobMap {
@@ -36,17 +36,30 @@ export function createOrderPush(deps: OrderPushDeps) {
     if (!o || o.erpPushStatus === 'pushed') return;
     const scope = { ...(o.erpScope as { userId: number; clientKind: string }), entityId: o.entityId };
     const creds = await deps.credentials(scope);
-    if (!creds) return fail(o.id, { code: 'erp_session_missing', message: 'The order\'s creator has no ERP session in this entity' });
+    if (!creds) return fail(o.id, { code: 'erp_session_missing', message: "The order's creator has no ERP session in this entity" });
     const pct = (bps: number) => (bps / 100).toFixed(2);
     try {
       const answer = await deps.erp.createOrder(creds, o.erpIdempotencyKey, {
         external_id: `crm-order-${o.id}`,
         client_id: await deps.clientIdOf(o.entityId, o.leadId),
         currency: o.currency,
-        lines: o.lines.map((l) => ({ code: l.productCode, description: l.description, quantity: (l.quantityMilli / 1000).toFixed(3), unit_price: fromMinor(l.unitPriceMinor, o.currency), discount_percent: pct(l.discountBps), tax_percent: pct(l.taxRateBps) })),
+        lines: o.lines.map((l) => ({
+          code: l.productCode,
+          description: l.description,
+          quantity: (l.quantityMilli / 1000).toFixed(3),
+          unit_price: fromMinor(l.unitPriceMinor, o.currency),
+          discount_percent: pct(l.discountBps),
+          tax_percent: pct(l.taxRateBps),
+        })),
         total: fromMinor(o.totalMinor, o.currency),
       });
-      await repo.recordPush(deps.db, o.id, { erpPushStatus: 'pushed', erpOrderNumber: answer.number, erpStatus: answer.status, erpError: null, erpPushedAt: new Date() });
+      await repo.recordPush(deps.db, o.id, {
+        erpPushStatus: 'pushed',
+        erpOrderNumber: answer.number,
+        erpStatus: answer.status,
+        erpError: null,
+        erpPushedAt: new Date(),
+      });
     } catch (err) {
       if (isErpError(err) && err.kind === 'unavailable' && job.attempt <= job.retryLimit) throw err; // retried with the same key
       if (isErpError(err)) return fail(o.id, { code: `erp_${err.kind}`, message: err.message, status: err.status ?? null });

@@ -16,7 +16,10 @@ export async function insertOrder(db: Db, values: typeof commerceOrder.$inferIns
 }
 
 export async function findOrder(db: Db, entityId: number, id: number): Promise<OrderWithLines | undefined> {
-  const [row] = await db.select().from(commerceOrder).where(and(eq(commerceOrder.entityId, entityId), eq(commerceOrder.id, id)));
+  const [row] = await db
+    .select()
+    .from(commerceOrder)
+    .where(and(eq(commerceOrder.entityId, entityId), eq(commerceOrder.id, id)));
   return row ? (await withLines(db, [row]))[0] : undefined;
 }
 
@@ -25,14 +28,22 @@ export async function getOrder(db: Db, id: number): Promise<OrderWithLines | und
   return row ? (await withLines(db, [row]))[0] : undefined;
 }
 
-export async function listOrders(db: Db, entityId: number, q: { limit: number; offset: number; leadId?: number | undefined }): Promise<{ rows: OrderWithLines[]; total: number }> {
+export async function listOrders(
+  db: Db,
+  entityId: number,
+  q: { limit: number; offset: number; leadId?: number | undefined },
+): Promise<{ rows: OrderWithLines[]; total: number }> {
   const where = and(eq(commerceOrder.entityId, entityId), q.leadId === undefined ? undefined : eq(commerceOrder.leadId, q.leadId));
   const rows = await db.select().from(commerceOrder).where(where).orderBy(desc(commerceOrder.id)).limit(q.limit).offset(q.offset);
   const [total] = await db.select({ n: count() }).from(commerceOrder).where(where);
   return { rows: await withLines(db, rows), total: total?.n ?? 0 };
 }
 
-export async function recordPush(db: Db, id: number, values: Pick<OrderRow, 'erpPushStatus'> & Partial<Pick<OrderRow, 'erpOrderNumber' | 'erpStatus' | 'erpError' | 'erpPushedAt'>>): Promise<void> {
+export async function recordPush(
+  db: Db,
+  id: number,
+  values: Pick<OrderRow, 'erpPushStatus'> & Partial<Pick<OrderRow, 'erpOrderNumber' | 'erpStatus' | 'erpError' | 'erpPushedAt'>>,
+): Promise<void> {
   await db
     .update(commerceOrder)
     .set({ ...values, updatedAt: new Date() })
@@ -40,6 +51,15 @@ export async function recordPush(db: Db, id: number, values: Pick<OrderRow, 'erp
 }
 
 async function withLines(db: Db, rows: OrderRow[]): Promise<OrderWithLines[]> {
-  const lines = await db.select().from(commerceOrderLine).where(inArray(commerceOrderLine.orderId, rows.map((r) => r.id))).orderBy(asc(commerceOrderLine.position));
+  const lines = await db
+    .select()
+    .from(commerceOrderLine)
+    .where(
+      inArray(
+        commerceOrderLine.orderId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(asc(commerceOrderLine.position));
   return rows.map((r) => ({ ...r, lines: lines.filter((l) => l.orderId === r.id) }));
 }

@@ -8,8 +8,8 @@ import { AmountsResponse, Currency, LineResponse, LinesInput, SellerField } from
 
 const strict = { additionalProperties: false } as const;
 
-export const OrderFromQuoteBody = Type.Object({ quote_id: IdOf('An approved quote; its lines, currency and parties are copied') }, strict);
-export const DirectOrderBody = Type.Object(
+const OrderFromQuoteBody = Type.Object({ quote_id: IdOf('An approved quote; its lines, currency and parties are copied') }, strict);
+const DirectOrderBody = Type.Object(
   {
     lead_id: IdOf('Lead (or client) ordering'),
     contact_id: Type.Optional(IdOf('Contact of the lead')),

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound } from '../../platform/errors.js';
-import { transaction } from '../../platform/queue/queue.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { assertCurrency, priceLines, toAmountsResponse, toLineResponse, type StoredLine } from './document-lines.js';
 import { partiesOf, sellerFor, type PartyLookups } from './commerce-parties.js';
 import type { QuoteService } from './quote.service.js';
@@ -16,7 +16,13 @@ import * as repo from './order.repository.js';
 import type { OrderCreateBody, OrderListQuery, OrderResponse } from './order.schemas.js';
 import type { DocumentAmounts } from './quote-totals.js';
 
-export function createOrderService(deps: { db: Db; events: EventBus; lookups: PartyLookups; quotes: Pick<QuoteService, 'forOrder' | 'today'>; queuePush: (tx: Db, orderId: number) => Promise<void> }) {
+export function createOrderService(deps: {
+  db: Db;
+  events: EventBus;
+  lookups: PartyLookups;
+  quotes: Pick<QuoteService, 'forOrder' | 'today'>;
+  queuePush: (tx: Db, orderId: number) => Promise<void>;
+}) {
   const { db } = deps;
 
   async function load(p: Principal, id: number) {
@@ -38,9 +44,24 @@ export function createOrderService(deps: { db: Db; events: EventBus; lookups: Pa
   }
 
   async function store(p: Principal, tx: Db, d: Draft): Promise<number> {
-    const row = await repo.insertOrder(tx, { entityId: p.entityId, leadId: d.leadId, contactId: d.contactId, sellerEmployeeId: d.sellerEmployeeId, currency: d.currency, notes: d.notes, quoteId: d.quoteId, createdByEmployeeId: p.employeeId, erpScope: { userId: p.userId, clientKind: p.clientKind }, ...d.amounts }, d.lines);
+    const row = await repo.insertOrder(
+      tx,
+      {
+        entityId: p.entityId,
+        leadId: d.leadId,
+        contactId: d.contactId,
+        sellerEmployeeId: d.sellerEmployeeId,
+        currency: d.currency,
+        notes: d.notes,
+        quoteId: d.quoteId,
+        createdByEmployeeId: p.employeeId,
+        erpScope: { userId: p.userId, clientKind: p.clientKind },
+        ...d.amounts,
+      },
+      d.lines,
+    );
     if (!row) throw conflict('order_exists', 'The quote already has an order');
-    await deps.events.publishInTransaction(tx, 'order.created', {
+    changeEventsOf(tx).domainEvent('order.created', {
       entityId: p.entityId,
       orderId: row.id,
       quoteId: d.quoteId,
@@ -62,22 +83,48 @@ export function createOrderService(deps: { db: Db; events: EventBus; lookups: Pa
       let id: number;
       if ('quote_id' in body) {
         const today = await deps.quotes.today(p.entityId);
-        const preview = await transaction(db, (tx) => deps.quotes.forOrder(tx, p, body.quote_id, today));
+        const preview = await transaction(db, (tx) => deps.quotes.forOrder(tx, p, body.quote_id, today), { events: deps.events });
         const { groupId } = await partiesOf(p.entityId, preview.quote.leadId, null, deps.lookups);
-        id = await transaction(db, async (tx) => {
-          const { quote: q, status } = await deps.quotes.forOrder(tx, p, body.quote_id, today);
-          if (status !== 'approved') throw conflict('quote_not_approved', `Only an approved quote becomes an order; this one is ${status}`, { status });
-          if (q.orderId !== null) throw conflict('order_exists', 'The quote already has an order', { order_id: q.orderId });
-          const { subtotalMinor, discountMinor, taxMinor, totalMinor } = q;
-          return store(p, tx, { leadId: q.leadId, groupId, contactId: q.contactId, sellerEmployeeId: q.sellerEmployeeId, currency: q.currency, notes: q.notes, quoteId: q.id, lines: q.lines, amounts: { subtotalMinor, discountMinor, taxMinor, totalMinor } });
-        });
+        id = await transaction(
+          db,
+          async (tx) => {
+            const { quote: q, status } = await deps.quotes.forOrder(tx, p, body.quote_id, today);
+            if (status !== 'approved') throw conflict('quote_not_approved', `Only an approved quote becomes an order; this one is ${status}`, { status });
+            if (q.orderId !== null) throw conflict('order_exists', 'The quote already has an order', { order_id: q.orderId });
+            const { subtotalMinor, discountMinor, taxMinor, totalMinor } = q;
+            return store(p, tx, {
+              leadId: q.leadId,
+              groupId,
+              contactId: q.contactId,
+              sellerEmployeeId: q.sellerEmployeeId,
+              currency: q.currency,
+              notes: q.notes,
+              quoteId: q.id,
+              lines: q.lines,
+              amounts: { subtotalMinor, discountMinor, taxMinor, totalMinor },
+            });
+          },
+          { events: deps.events },
+        );
       } else {
         assertCurrency(body.currency);
         const priced = priceLines(body.lines, body.currency);
         const parties = await partiesOf(p.entityId, body.lead_id, body.contact_id, deps.lookups);
         const seller = await sellerFor(p, body.seller_employee_id, deps.lookups);
-        id = await transaction(db, (tx) =>
-          store(p, tx, { leadId: body.lead_id, groupId: parties.groupId, contactId: parties.contactId, sellerEmployeeId: seller, currency: body.currency, notes: body.notes ?? '', quoteId: null, ...priced }),
+        id = await transaction(
+          db,
+          (tx) =>
+            store(p, tx, {
+              leadId: body.lead_id,
+              groupId: parties.groupId,
+              contactId: parties.contactId,
+              sellerEmployeeId: seller,
+              currency: body.currency,
+              notes: body.notes ?? '',
+              quoteId: null,
+              ...priced,
+            }),
+          { events: deps.events },
         );
       }
       return toOrderResponse(await load(p, id));
@@ -91,10 +138,14 @@ export function createOrderService(deps: { db: Db; events: EventBus; lookups: Pa
     async retryPush(p: Principal, id: number): Promise<OrderResponse> {
       const o = await load(p, id);
       if (o.erpPushStatus === 'pushed') throw conflict('order_pushed', 'The order is already in the ERP', { erp_order_number: o.erpOrderNumber });
-      await transaction(db, async (tx) => {
-        await repo.recordPush(tx, id, { erpPushStatus: 'pending', erpError: null });
-        await deps.queuePush(tx, id);
-      });
+      await transaction(
+        db,
+        async (tx) => {
+          await repo.recordPush(tx, id, { erpPushStatus: 'pending', erpError: null });
+          await deps.queuePush(tx, id);
+        },
+        { events: deps.events },
+      );
       return toOrderResponse(await load(p, id));
     },
 
@@ -117,7 +168,13 @@ export function toOrderResponse(o: repo.OrderWithLines): OrderResponse {
     notes: o.notes,
     ...toAmountsResponse(o),
     lines: o.lines.map((l) => toLineResponse(l, o.currency)),
-    erp: { push_status: o.erpPushStatus, order_number: o.erpOrderNumber, status: o.erpStatus, error: o.erpError ?? null, pushed_at: o.erpPushedAt?.toISOString() ?? null },
+    erp: {
+      push_status: o.erpPushStatus,
+      order_number: o.erpOrderNumber,
+      status: o.erpStatus,
+      error: o.erpError ?? null,
+      pushed_at: o.erpPushedAt?.toISOString() ?? null,
+    },
     created_at: o.createdAt.toISOString(),
   };
 }

@@ -19,7 +19,8 @@ export interface QuoteDeliveryDeps {
   media: Pick<MediaService, 'ingest'>;
   outbound: Pick<OutboundService, 'send'>;
   /** Whether conversation `id` is the entity's (interactions). */
-  conversationExists(entityId: number, id: number): Promise<boolean>;
+  /** Whether `p` sees conversation `id` (interactions' visibility rule; another entity's is never seen). */
+  conversationExists(p: Principal, id: number): Promise<boolean>;
 }
 
 export function createQuoteDelivery(deps: QuoteDeliveryDeps) {
@@ -41,13 +42,19 @@ export function createQuoteDelivery(deps: QuoteDeliveryDeps) {
      * rejected, expired). Returns the message, pending.
      */
     async sendToConversation(p: Principal, id: number, conversationId: number) {
-      if (!(await deps.conversationExists(p.entityId, conversationId))) throw notFound('conversation', conversationId);
+      if (!(await deps.conversationExists(p, conversationId))) throw notFound('conversation', conversationId);
       let quote = await deps.quotes.get(p, id);
       if (quote.status === 'draft') quote = await deps.quotes.move(p, id, 'send');
       else if (quote.status !== 'sent') await deps.quotes.move(p, id, 'send'); // refused with 409 for the record
       const fileName = `cotizacion-${quote.id}.pdf`;
-      const stored = await deps.media.ingest(p, { file: await pdfOf(p, quote), fileName, contentType: 'application/pdf', kind: 'document', truncated: () => false });
-      return deps.outbound.send({ entityId: p.entityId, employeeId: p.employeeId }, conversationId, {
+      const stored = await deps.media.ingest(p, {
+        file: await pdfOf(p, quote),
+        fileName,
+        contentType: 'application/pdf',
+        kind: 'document',
+        truncated: () => false,
+      });
+      return deps.outbound.send({ entityId: p.entityId, employeeId: p.employeeId, permissions: p.permissions }, conversationId, {
         kind: 'document',
         body: { media_id: stored.id, filename: fileName, caption: `Cotización No. ${quote.id}: ${quote.currency} ${quote.total}` },
       });

@@ -7,13 +7,24 @@ import PDFDocument from 'pdfkit';
 import type { Readable } from 'node:stream';
 import type { QuoteResponse } from './quote.schemas.js';
 
-const STATUS_LABEL: Record<QuoteResponse['status'], string> = { draft: 'Borrador', sent: 'Enviada', approved: 'Aprobada', rejected: 'Rechazada', expired: 'Vencida' };
+const STATUS_LABEL: Record<QuoteResponse['status'], string> = {
+  draft: 'Borrador',
+  sent: 'Enviada',
+  approved: 'Aprobada',
+  rejected: 'Rechazada',
+  expired: 'Vencida',
+};
 
 export function renderQuotePdf(quote: QuoteResponse, parties: { entityName: string; leadName: string }): Readable {
   const doc = new PDFDocument({ size: 'LETTER', margin: 50, info: { Title: `Cotización ${quote.id}`, Author: parties.entityName } });
   doc.fontSize(18).text(parties.entityName);
   doc.moveDown(0.5).fontSize(14).text(`Cotización No. ${quote.id}`);
-  doc.fontSize(10).text(`Cliente: ${parties.leadName}`).text(`Válida hasta: ${quote.valid_until}`).text(`Estado: ${STATUS_LABEL[quote.status]}`).text(`Moneda: ${quote.currency}`);
+  doc
+    .fontSize(10)
+    .text(`Cliente: ${parties.leadName}`)
+    .text(`Válida hasta: ${quote.valid_until}`)
+    .text(`Estado: ${STATUS_LABEL[quote.status]}`)
+    .text(`Moneda: ${quote.currency}`);
   doc.moveDown();
   const columns = [50, 110, 300, 350, 420, 480];
   const row = (cells: string[], bold = false) => {

@@ -19,7 +19,10 @@ export async function replaceLines(db: Db, entityId: number, quoteId: number, li
 }
 
 export async function findQuote(db: Db, entityId: number, id: number, lock = false): Promise<QuoteWithLines | undefined> {
-  const q = db.select().from(commerceQuote).where(and(eq(commerceQuote.entityId, entityId), eq(commerceQuote.id, id)));
+  const q = db
+    .select()
+    .from(commerceQuote)
+    .where(and(eq(commerceQuote.entityId, entityId), eq(commerceQuote.id, id)));
   const [row] = lock ? await q.for('update') : await q;
   if (!row) return undefined;
   return (await withLines(db, [row]))[0];
@@ -30,14 +33,23 @@ export async function findQuote(db: Db, entityId: number, id: number, lock = fal
  * (draft, sent) past its validity reads as expired before any move stores it (quote-state.ts).
  */
 function readsAs(status: QuoteStatus, today: string): SQL | undefined {
-  if (status === 'expired') return or(eq(commerceQuote.status, 'expired'), and(inArray(commerceQuote.status, ['draft', 'sent']), lt(commerceQuote.validUntil, today)));
+  if (status === 'expired')
+    return or(eq(commerceQuote.status, 'expired'), and(inArray(commerceQuote.status, ['draft', 'sent']), lt(commerceQuote.validUntil, today)));
   if (status === 'draft' || status === 'sent') return and(eq(commerceQuote.status, status), gte(commerceQuote.validUntil, today));
   return eq(commerceQuote.status, status);
 }
 
 /** A page of the entity's quotes; `status` filters by the status each quote reads as on `today`. */
-export async function listQuotes(db: Db, entityId: number, q: { limit: number; offset: number; leadId?: number | undefined; status?: QuoteStatus | undefined; today: string }): Promise<{ rows: QuoteWithLines[]; total: number }> {
-  const where = and(eq(commerceQuote.entityId, entityId), q.leadId === undefined ? undefined : eq(commerceQuote.leadId, q.leadId), q.status === undefined ? undefined : readsAs(q.status, q.today));
+export async function listQuotes(
+  db: Db,
+  entityId: number,
+  q: { limit: number; offset: number; leadId?: number | undefined; status?: QuoteStatus | undefined; today: string },
+): Promise<{ rows: QuoteWithLines[]; total: number }> {
+  const where = and(
+    eq(commerceQuote.entityId, entityId),
+    q.leadId === undefined ? undefined : eq(commerceQuote.leadId, q.leadId),
+    q.status === undefined ? undefined : readsAs(q.status, q.today),
+  );
   const rows = await db.select().from(commerceQuote).where(where).orderBy(desc(commerceQuote.id)).limit(q.limit).offset(q.offset);
   const [total] = await db.select({ n: count() }).from(commerceQuote).where(where);
   return { rows: await withLines(db, rows), total: total?.n ?? 0 };

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { notFound } from '../../platform/errors.js';
-import { transaction } from '../../platform/queue/queue.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { assertCurrency, priceLines, toAmountsResponse, toLineResponse } from './document-lines.js';
 import { partiesOf, sellerFor, type PartyLookups } from './commerce-parties.js';
 import { assertEditable, effectiveStatus, transition, type QuoteAction } from './quote-state.js';
@@ -37,14 +37,28 @@ export function createQuoteService(deps: {
       const priced = priceLines(body.lines, body.currency);
       const parties = await partiesOf(p.entityId, body.lead_id, body.contact_id, deps.lookups);
       const seller = await sellerFor(p, body.seller_employee_id, deps.lookups);
-      const id = await transaction(db, async (tx) => {
-        const row = await repo.insertQuote(
-          tx,
-          { entityId: p.entityId, leadId: body.lead_id, contactId: parties.contactId, sellerEmployeeId: seller, currency: body.currency, validUntil: body.valid_until, notes: body.notes ?? '', createdByEmployeeId: p.employeeId, ...priced.amounts },
-          priced.lines,
-        );
-        return row.id;
-      });
+      const id = await transaction(
+        db,
+        async (tx) => {
+          const row = await repo.insertQuote(
+            tx,
+            {
+              entityId: p.entityId,
+              leadId: body.lead_id,
+              contactId: parties.contactId,
+              sellerEmployeeId: seller,
+              currency: body.currency,
+              validUntil: body.valid_until,
+              notes: body.notes ?? '',
+              createdByEmployeeId: p.employeeId,
+              ...priced.amounts,
+            },
+            priced.lines,
+          );
+          return row.id;
+        },
+        { events: deps.events },
+      );
       return respond(await load(p, id));
     },
 
@@ -65,18 +79,22 @@ export function createQuoteService(deps: {
       const seller = body.seller_employee_id !== undefined ? await sellerFor(p, body.seller_employee_id, deps.lookups) : undefined;
       const priced = body.lines ? priceLines(body.lines, before.currency) : undefined;
       const today = await deps.today(p.entityId);
-      await transaction(db, async (tx) => {
-        const q = await load(p, id, tx, true);
-        assertEditable(effectiveStatus(q.status, q.validUntil, today));
-        if (priced) await repo.replaceLines(tx, p.entityId, id, priced.lines);
-        await repo.updateQuote(tx, id, {
-          ...(parties ? { contactId: parties.contactId } : {}),
-          ...(seller !== undefined ? { sellerEmployeeId: seller } : {}),
-          ...(body.valid_until !== undefined ? { validUntil: body.valid_until } : {}),
-          ...(body.notes !== undefined ? { notes: body.notes } : {}),
-          ...(priced ? priced.amounts : {}),
-        });
-      });
+      await transaction(
+        db,
+        async (tx) => {
+          const q = await load(p, id, tx, true);
+          assertEditable(effectiveStatus(q.status, q.validUntil, today));
+          if (priced) await repo.replaceLines(tx, p.entityId, id, priced.lines);
+          await repo.updateQuote(tx, id, {
+            ...(parties ? { contactId: parties.contactId } : {}),
+            ...(seller !== undefined ? { sellerEmployeeId: seller } : {}),
+            ...(body.valid_until !== undefined ? { validUntil: body.valid_until } : {}),
+            ...(body.notes !== undefined ? { notes: body.notes } : {}),
+            ...(priced ? priced.amounts : {}),
+          });
+        },
+        { events: deps.events },
+      );
       return respond(await load(p, id));
     },
 
@@ -84,32 +102,36 @@ export function createQuoteService(deps: {
     async move(p: Principal, id: number, action: QuoteAction): Promise<QuoteResponse> {
       const groupId = (await deps.lookups.lead(p.entityId, (await load(p, id)).leadId))?.groupId ?? 0;
       const today = await deps.today(p.entityId);
-      const expired = await transaction(db, async (tx) => {
-        const q = await load(p, id, tx, true);
-        const current = effectiveStatus(q.status, q.validUntil, today);
-        if (current === 'expired' && q.status !== 'expired') {
-          await repo.updateQuote(tx, id, { status: 'expired' });
-          return true;
-        }
-        const next = transition(current, action);
-        const at = new Date();
-        await repo.updateQuote(tx, id, { status: next, ...(next === 'sent' ? { sentAt: at } : { decidedAt: at, decidedByEmployeeId: p.employeeId }) });
-        if (next === 'approved' || next === 'rejected') {
-          await deps.events.publishInTransaction(tx, next === 'approved' ? 'quote.approved' : 'quote.rejected', {
-            entityId: p.entityId,
-            quoteId: id,
-            leadId: q.leadId,
-            groupId,
-            contactId: q.contactId,
-            sellerEmployeeId: q.sellerEmployeeId,
-            currency: q.currency,
-            totalMinor: q.totalMinor,
-            changedByEmployeeId: p.employeeId,
-            occurredAt: at.toISOString(),
-          });
-        }
-        return false;
-      });
+      const expired = await transaction(
+        db,
+        async (tx) => {
+          const q = await load(p, id, tx, true);
+          const current = effectiveStatus(q.status, q.validUntil, today);
+          if (current === 'expired' && q.status !== 'expired') {
+            await repo.updateQuote(tx, id, { status: 'expired' });
+            return true;
+          }
+          const next = transition(current, action);
+          const at = new Date();
+          await repo.updateQuote(tx, id, { status: next, ...(next === 'sent' ? { sentAt: at } : { decidedAt: at, decidedByEmployeeId: p.employeeId }) });
+          if (next === 'approved' || next === 'rejected') {
+            changeEventsOf(tx).domainEvent(next === 'approved' ? 'quote.approved' : 'quote.rejected', {
+              entityId: p.entityId,
+              quoteId: id,
+              leadId: q.leadId,
+              groupId,
+              contactId: q.contactId,
+              sellerEmployeeId: q.sellerEmployeeId,
+              currency: q.currency,
+              totalMinor: q.totalMinor,
+              changedByEmployeeId: p.employeeId,
+              occurredAt: at.toISOString(),
+            });
+          }
+          return false;
+        },
+        { events: deps.events },
+      );
       // Recorded as expired, then refused like any move out of expired.
       if (expired) transition('expired', action);
       return respond(await load(p, id));
@@ -128,7 +150,7 @@ export function createQuoteService(deps: {
 
 export type QuoteService = ReturnType<typeof createQuoteService>;
 
-export function toQuoteResponse(q: repo.QuoteWithLines, today: string): QuoteResponse {
+function toQuoteResponse(q: repo.QuoteWithLines, today: string): QuoteResponse {
   return {
     id: q.id,
     lead_id: q.leadId,

@@ -1,12 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../platform/auth/guard.js';
 import { IdParams } from '../../platform/http/ids.js';
+import { serviceOrigin as originOf } from '../../platform/http/service-origin.js';
 import { CustomFieldValuesResponse, PutCustomFieldValuesBody } from './custom-field.schemas.js';
 import type { CustomFieldValueService } from './custom-field-value.service.js';
-
-/** Origin of the request, for media URLs the embedded store signs (relative to the service). */
-const originOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 /** `/groups/:id/custom-field-values` (groups.view / groups.edit) and `/contacts/:id/custom-field-values` (contacts.view / contacts.edit). */
 export const customFieldValueRoutes: FastifyPluginAsyncTypebox<{ service: CustomFieldValueService }> = async (app, { service }) => {
@@ -17,14 +14,23 @@ export const customFieldValueRoutes: FastifyPluginAsyncTypebox<{ service: Custom
   ] as const) {
     app.get(
       `${base}/:id/custom-field-values`,
-      { config: { auth: view }, schema: { tags, summary: `Read the custom field values of a ${recordType}`, params: IdParams, response: { 200: CustomFieldValuesResponse } } },
+      {
+        config: { auth: view },
+        schema: { tags, summary: `Read the custom field values of a ${recordType}`, params: IdParams, response: { 200: CustomFieldValuesResponse } },
+      },
       async (request) => service.get(principalOf(request), recordType, request.params.id, originOf(request)),
     );
     app.put(
       `${base}/:id/custom-field-values`,
       {
         config: { auth: edit },
-        schema: { tags, summary: `Save custom field values of a ${recordType} (all-or-nothing)`, params: IdParams, body: PutCustomFieldValuesBody, response: { 200: CustomFieldValuesResponse } },
+        schema: {
+          tags,
+          summary: `Save custom field values of a ${recordType} (all-or-nothing)`,
+          params: IdParams,
+          body: PutCustomFieldValuesBody,
+          response: { 200: CustomFieldValuesResponse },
+        },
       },
       async (request) => service.put(principalOf(request), recordType, request.params.id, request.body, originOf(request)),
     );

@@ -32,7 +32,10 @@ export function createCustomFieldValueService(deps: { db: Db; recordExists: Reco
 
   async function read(entityId: number, recordType: RecordType, recordId: number, origin?: string): Promise<CustomFieldValuesResponse> {
     const rows = await valuesOf(db, entityId, recordType, recordId);
-    const mediaIds = rows.filter((r) => isMediaValueKind(r.type)).map((r) => mediaIdOf(r.value.value)).filter((id) => id !== undefined);
+    const mediaIds = rows
+      .filter((r) => isMediaValueKind(r.type))
+      .map((r) => mediaIdOf(r.value.value))
+      .filter((id) => id !== undefined);
     const urls = mediaIds.length > 0 ? await media.downloadUrls(entityId, mediaIds, origin) : new Map<number, { url: string; expires_at: string }>();
     return {
       data: rows.map((r) => {
@@ -46,13 +49,17 @@ export function createCustomFieldValueService(deps: { db: Db; recordExists: Reco
   /** Errors of media-valued entries: the media must be the entity's, ready, and of the field's kind. */
   async function checkMedia(entityId: number, entries: { path: string; type: string; mediaId: number }[]): Promise<FieldError[]> {
     if (entries.length === 0) return [];
-    const found = await media.summaries(entityId, entries.map((e) => e.mediaId));
+    const found = await media.summaries(
+      entityId,
+      entries.map((e) => e.mediaId),
+    );
     const errors: FieldError[] = [];
     for (const e of entries) {
       const m = found.get(e.mediaId);
       const want = MEDIA_VALUE_KINDS[e.type as keyof typeof MEDIA_VALUE_KINDS];
       if (!m) errors.push({ field: e.path, message: `media ${e.mediaId} not found` });
-      else if (m.kind !== want.mediaKind || (want.contentType !== undefined && m.contentType !== want.contentType)) errors.push({ field: e.path, message: `media ${e.mediaId} is not ${e.type === 'pdf' ? 'a PDF document' : `a ${e.type}`}` });
+      else if (m.kind !== want.mediaKind || (want.contentType !== undefined && m.contentType !== want.contentType))
+        errors.push({ field: e.path, message: `media ${e.mediaId} is not ${e.type === 'pdf' ? 'a PDF document' : `a ${e.type}`}` });
       else if (m.status !== 'ready') errors.push({ field: e.path, message: `media ${e.mediaId} is ${m.status}, not ready` });
     }
     return errors;
@@ -70,9 +77,23 @@ export function createCustomFieldValueService(deps: { db: Db; recordExists: Reco
     },
 
     /** Sets the listed values (`null` clears one); fields not listed keep their values. Returns every value of the record. */
-    async put(caller: Principal, recordType: RecordType, recordId: number, body: PutCustomFieldValuesBody, origin?: string): Promise<CustomFieldValuesResponse> {
+    async put(
+      caller: Principal,
+      recordType: RecordType,
+      recordId: number,
+      body: PutCustomFieldValuesBody,
+      origin?: string,
+    ): Promise<CustomFieldValuesResponse> {
       await assertRecord(recordType, caller.entityId, recordId);
-      const fields = new Map((await fieldsWithRecordType(db, caller.entityId, body.values.map((v) => v.custom_field_id))).map((f) => [f.field.id, f]));
+      const fields = new Map(
+        (
+          await fieldsWithRecordType(
+            db,
+            caller.entityId,
+            body.values.map((v) => v.custom_field_id),
+          )
+        ).map((f) => [f.field.id, f]),
+      );
       const errors: FieldError[] = [];
       const writes: { customFieldId: number; value: unknown }[] = [];
       const denied: { id: number; code: string | null }[] = [];
@@ -103,11 +124,10 @@ export function createCustomFieldValueService(deps: { db: Db; recordExists: Reco
       if (errors.length > 0) throw validationFailed(errors);
       if (denied.length > 0) {
         const first = denied[0]!;
-        throw forbidden(
-          'readonly_field',
-          `Custom field ${first.id} is read-only${first.code ? `; requires ${first.code}` : ''}`,
-          { custom_field_ids: denied.map((d) => d.id), ...(first.code ? { permission: first.code } : {}) },
-        );
+        throw forbidden('readonly_field', `Custom field ${first.id} is read-only${first.code ? `; requires ${first.code}` : ''}`, {
+          custom_field_ids: denied.map((d) => d.id),
+          ...(first.code ? { permission: first.code } : {}),
+        });
       }
       await db.transaction(async (tx) => {
         for (const w of writes) {

@@ -5,7 +5,6 @@ import { customField, customFieldGroup, customFieldValue } from './custom-field.
 
 export type CustomFieldGroupRow = typeof customFieldGroup.$inferSelect;
 export type CustomFieldRow = typeof customField.$inferSelect;
-export type CustomFieldValueRow = typeof customFieldValue.$inferSelect;
 export type RecordType = CustomFieldGroupRow['recordType'];
 
 export async function listFieldGroups(db: Db, entityId: number, f: PageRequest & { recordType?: RecordType | undefined }) {
@@ -18,12 +17,20 @@ export async function listFieldGroups(db: Db, entityId: number, f: PageRequest &
 }
 
 export async function findFieldGroup(db: Db, entityId: number, id: number) {
-  const rows = await db.select().from(customFieldGroup).where(and(eq(customFieldGroup.entityId, entityId), eq(customFieldGroup.id, id)));
+  const rows = await db
+    .select()
+    .from(customFieldGroup)
+    .where(and(eq(customFieldGroup.entityId, entityId), eq(customFieldGroup.id, id)));
   return rows[0];
 }
 
 export async function insertFieldGroup(db: Db, entityId: number, values: { name: string; recordType: RecordType; position?: number }) {
-  return (await db.insert(customFieldGroup).values({ ...values, entityId }).returning())[0]!;
+  return (
+    await db
+      .insert(customFieldGroup)
+      .values({ ...values, entityId })
+      .returning()
+  )[0]!;
 }
 
 export async function updateFieldGroup(db: Db, entityId: number, id: number, values: { name?: string; position?: number }) {
@@ -45,14 +52,22 @@ export async function listFields(db: Db, entityId: number, f: PageRequest & { gr
 }
 
 export async function findField(db: Db, entityId: number, id: number) {
-  const rows = await db.select().from(customField).where(and(eq(customField.entityId, entityId), eq(customField.id, id)));
+  const rows = await db
+    .select()
+    .from(customField)
+    .where(and(eq(customField.entityId, entityId), eq(customField.id, id)));
   return rows[0];
 }
 
 type FieldValues = Omit<typeof customField.$inferInsert, 'id' | 'entityId' | 'createdAt' | 'updatedAt'>;
 
 export async function insertField(db: Db, entityId: number, values: FieldValues) {
-  return (await db.insert(customField).values({ ...values, entityId }).returning())[0]!;
+  return (
+    await db
+      .insert(customField)
+      .values({ ...values, entityId })
+      .returning()
+  )[0]!;
 }
 
 export async function updateField(db: Db, entityId: number, id: number, values: Partial<FieldValues>) {

@@ -2,8 +2,8 @@ import { Type, type Static } from 'typebox';
 import { Id } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 
-export const RecordType = Type.Union([Type.Literal('contact'), Type.Literal('group')]);
-export const FieldType = Type.Union([
+const RecordType = Type.Union([Type.Literal('contact'), Type.Literal('group')]);
+const FieldType = Type.Union([
   Type.Literal('text'),
   Type.Literal('number'),
   Type.Literal('date'),
@@ -45,7 +45,7 @@ export const UpdateCustomFieldGroupBody = Type.Object(
 );
 export type UpdateCustomFieldGroupBody = Static<typeof UpdateCustomFieldGroupBody>;
 
-export const Settings = Type.Object({
+const Settings = Type.Object({
   readonly: Type.Boolean({ description: 'Writing a value answers 403 readonly_field unless the caller holds override_permission_code' }),
   override_permission_code: Type.Union([Type.String(), Type.Null()]),
   contexts: Type.Array(Type.String(), { description: 'Reserved; stored and returned, never used to filter' }),
@@ -89,7 +89,12 @@ export const CreateCustomFieldBody = Type.Object(
 );
 export type CreateCustomFieldBody = Static<typeof CreateCustomFieldBody>;
 export const UpdateCustomFieldBody = Type.Object(
-  { name: Type.Optional(Name), options: Type.Optional(Options), settings: Type.Optional(SettingsInput), position: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000 })) },
+  {
+    name: Type.Optional(Name),
+    options: Type.Optional(Options),
+    settings: Type.Optional(SettingsInput),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000 })),
+  },
   { additionalProperties: false, minProperties: 1, description: 'type and group are fixed once created (stored values depend on them)' },
 );
 export type UpdateCustomFieldBody = Static<typeof UpdateCustomFieldBody>;
@@ -97,13 +102,13 @@ export type UpdateCustomFieldBody = Static<typeof UpdateCustomFieldBody>;
 export const CustomFieldGroupListResponse = pageOf(CustomFieldGroupResponse);
 export const CustomFieldListResponse = pageOf(CustomFieldResponse);
 
-export const CustomFieldValueResponse = Type.Object({
+const CustomFieldValueResponse = Type.Object({
   custom_field_id: Type.Integer(),
   type: FieldType,
   value: Type.Unknown({ description: "The kind's JSON shape (see GET /custom-field-types)" }),
   updated_at: Type.String({ format: 'date-time' }),
 });
-export type CustomFieldValueResponse = Static<typeof CustomFieldValueResponse>;
+type CustomFieldValueResponse = Static<typeof CustomFieldValueResponse>;
 export const CustomFieldValuesResponse = Type.Object({ data: Type.Array(CustomFieldValueResponse) });
 export type CustomFieldValuesResponse = Static<typeof CustomFieldValuesResponse>;
 

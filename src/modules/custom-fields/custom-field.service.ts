@@ -30,11 +30,18 @@ import type {
   UpdateCustomFieldGroupBody,
 } from './custom-field.schemas.js';
 
-export function toFieldGroupResponse(r: CustomFieldGroupRow): CustomFieldGroupResponse {
-  return { id: r.id, name: r.name, record_type: r.recordType, position: r.position, created_at: r.createdAt.toISOString(), updated_at: r.updatedAt.toISOString() };
+function toFieldGroupResponse(r: CustomFieldGroupRow): CustomFieldGroupResponse {
+  return {
+    id: r.id,
+    name: r.name,
+    record_type: r.recordType,
+    position: r.position,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
 }
 
-export function toFieldResponse(r: CustomFieldRow): CustomFieldResponse {
+function toFieldResponse(r: CustomFieldRow): CustomFieldResponse {
   return {
     id: r.id,
     custom_field_group_id: r.customFieldGroupId,
@@ -74,7 +81,11 @@ export function createCustomFieldService(deps: { db: Db }) {
       return toFieldGroupResponse(row);
     },
     async createGroup(caller: Principal, body: CreateCustomFieldGroupBody): Promise<CustomFieldGroupResponse> {
-      const row = await insertFieldGroup(db, caller.entityId, { name: body.name.trim(), recordType: body.record_type, ...(body.position !== undefined ? { position: body.position } : {}) });
+      const row = await insertFieldGroup(db, caller.entityId, {
+        name: body.name.trim(),
+        recordType: body.record_type,
+        ...(body.position !== undefined ? { position: body.position } : {}),
+      });
       return toFieldGroupResponse(row);
     },
     async updateGroup(caller: Principal, id: number, body: UpdateCustomFieldGroupBody): Promise<CustomFieldGroupResponse> {

@@ -11,7 +11,13 @@ export async function seedCustomFieldsDemo(db: Db, target: { contactId: number |
   const department = await insertField(db, 1, { customFieldGroupId: contactGroup.id, name: 'Departamento', type: 'department', position: 0 });
   const municipality = await insertField(db, 1, { customFieldGroupId: contactGroup.id, name: 'Municipio', type: 'municipality', position: 1 });
   const budget = await insertField(db, 1, { customFieldGroupId: contactGroup.id, name: 'Presupuesto', type: 'currency', position: 2 });
-  await insertField(db, 1, { customFieldGroupId: contactGroup.id, name: 'Canal preferido', type: 'select', options: ['WhatsApp', 'Llamada', 'Correo'], position: 3 });
+  await insertField(db, 1, {
+    customFieldGroupId: contactGroup.id,
+    name: 'Canal preferido',
+    type: 'select',
+    options: ['WhatsApp', 'Llamada', 'Correo'],
+    position: 3,
+  });
   const erpCode = await insertField(db, 1, {
     customFieldGroupId: contactGroup.id,
     name: 'Código ERP',
@@ -31,8 +37,20 @@ export async function seedCustomFieldsDemo(db: Db, target: { contactId: number |
   const by = target.employeeId;
   if (target.contactId !== null) {
     const recordId = target.contactId;
-    await upsertValue(db, 1, { customFieldId: department.id, recordType: 'contact', recordId, value: { code: '01', name: 'Guatemala' }, updatedByEmployeeId: by });
-    await upsertValue(db, 1, { customFieldId: municipality.id, recordType: 'contact', recordId, value: { department_code: '01', code: '0108', name: 'Mixco' }, updatedByEmployeeId: by });
+    await upsertValue(db, 1, {
+      customFieldId: department.id,
+      recordType: 'contact',
+      recordId,
+      value: { code: '01', name: 'Guatemala' },
+      updatedByEmployeeId: by,
+    });
+    await upsertValue(db, 1, {
+      customFieldId: municipality.id,
+      recordType: 'contact',
+      recordId,
+      value: { department_code: '01', code: '0108', name: 'Mixco' },
+      updatedByEmployeeId: by,
+    });
     await upsertValue(db, 1, { customFieldId: budget.id, recordType: 'contact', recordId, value: { currency: 'GTQ', amount: 15000 }, updatedByEmployeeId: by });
     await upsertValue(db, 1, { customFieldId: erpCode.id, recordType: 'contact', recordId, value: 'C-1001', updatedByEmployeeId: by });
   }

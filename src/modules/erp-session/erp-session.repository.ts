@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { erpSession } from './erp-session.table.js';
 
@@ -29,3 +29,12 @@ export async function deleteSealed(db: Db, scope: ErpSessionScope): Promise<void
   await db.delete(erpSession).where(inScope(scope));
 }
 
+/** Scopes holding a session in `entityId`, most recently stored first (at most `limit`). */
+export async function scopesOfEntity(db: Db, entityId: number, limit: number): Promise<ErpSessionScope[]> {
+  return db
+    .select({ userId: erpSession.userId, entityId: erpSession.entityId, clientKind: erpSession.clientKind })
+    .from(erpSession)
+    .where(eq(erpSession.entityId, entityId))
+    .orderBy(desc(erpSession.updatedAt))
+    .limit(limit);
+}

@@ -16,10 +16,8 @@ export function scopeOf(request: FastifyRequest): ErpSessionScope {
 export const erpSessionRoutes: FastifyPluginAsyncTypebox<{ service: ErpSessionService }> = async (app, { service }) => {
   const response = { 200: ErpSessionSnapshot };
   // '' (not '/') so the path is exactly /api/auth/erp-session.
-  app.get(
-    '',
-    { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'The ERP session snapshot (never the GraphQL JWT)', response } },
-    async (request) => service.snapshot(scopeOf(request)),
+  app.get('', { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'The ERP session snapshot (never the GraphQL JWT)', response } }, async (request) =>
+    service.snapshot(scopeOf(request)),
   );
   app.post(
     '/sync',

@@ -3,8 +3,9 @@
  * GraphQL JWT or the API key. Timestamps are ISO 8601 strings (decision: docs/decisions.md).
  */
 import { Type, type Static } from 'typebox';
+import { problemProperties } from '../../platform/http/openapi.js';
 
-export const ErpSessionStatus = Type.Union([
+const ErpSessionStatus = Type.Union([
   Type.Literal('ready'),
   Type.Literal('expiring_soon'),
   Type.Literal('missing'),
@@ -62,3 +63,32 @@ export const SyncBody = Type.Object(
   { additionalProperties: false },
 );
 export type SyncBody = Static<typeof SyncBody>;
+
+/**
+ * `$id` of the problem body of the ERP session errors (428 `erp_session_required`, 409
+ * `erp_entity_mismatch`, 401 `erp_session_invalid`; erp-session.errors.ts), shared by every ERP-backed route.
+ */
+export const ERP_SESSION_PROBLEM_ID = 'ErpSessionProblem';
+
+/**
+ * A problem body plus the scope's ERP session snapshot and where to reconcile it (SPEC "Errors" 2-3); both
+ * present on the ERP session errors, absent on the operation's other errors (a missing CRM token's 401).
+ */
+export const ErpSessionProblem = Type.Object(
+  {
+    ...problemProperties(),
+    erp_session: Type.Optional(
+      Type.Object(ErpSessionSnapshot.properties, { description: "The ERP session of the caller's scope, as GET /api/auth/erp-session answers it" }),
+    ),
+    reconcile: Type.Optional(
+      Type.Object(
+        {
+          sync: Type.String({ description: 'The operation that synchronizes the ERP session (`POST /api/auth/erp-session/sync`)' }),
+          snapshot: Type.String({ description: 'The operation that reads it again (`GET /api/auth/erp-session`)' }),
+        },
+        { description: 'How the client reconciles: sync, then re-read; the CRM token stays valid' },
+      ),
+    ),
+  },
+  { $id: ERP_SESSION_PROBLEM_ID, additionalProperties: true, description: 'RFC 9457 problem details of an ERP session error (application/problem+json)' },
+);

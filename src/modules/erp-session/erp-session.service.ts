@@ -11,7 +11,7 @@ import type { Db } from '../../db/client.js';
 import type { SealedBox } from '../../platform/crypto/sealed-box.js';
 import { isErpError, type ErpClient, type ErpCredentials } from '../../integrations/erp/index.js';
 import type { ErpSessionSnapshot } from './erp-session.schemas.js';
-import { deleteSealed, findSealed, saveSealed, type ErpSessionScope } from './erp-session.repository.js';
+import { deleteSealed, findSealed, saveSealed, scopesOfEntity, type ErpSessionScope } from './erp-session.repository.js';
 import { refreshAfterFor, scopeKey, statusOf, toSnapshot, type ErpSessionSecret } from './erp-session.state.js';
 import { erpEntityMismatch, erpInvalidResponse, erpSessionInvalid, erpSessionRequired, erpUnavailable } from './erp-session.errors.js';
 import type { IdentityService, MembershipChanges } from '../identity/index.js';
@@ -235,6 +235,21 @@ export function createErpSessionService(deps: ErpSessionServiceDeps) {
     async credentials(scope: ErpSessionScope): Promise<ErpCredentials | undefined> {
       const secret = await load(scope);
       return secret ? { email: secret.email, apiKey: secret.apiKey } : undefined;
+    },
+
+    /**
+     * Access through any usable session stored in `entityId` (the most recent first), for reads the
+     * system does without a caller (workflow trigger fields); undefined when none is usable.
+     */
+    async anyAccess(entityId: number): Promise<ErpAccess | undefined> {
+      for (const scope of await scopesOfEntity(deps.db, entityId, 5)) {
+        try {
+          return await this.requireAccess(scope);
+        } catch {
+          // expired, of another ERP entity or refused on refresh: try the next one
+        }
+      }
+      return undefined;
     },
 
     async requireAccess(scope: ErpSessionScope): Promise<ErpAccess> {

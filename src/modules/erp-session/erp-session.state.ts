@@ -22,7 +22,7 @@ export interface ErpSessionSecret {
 }
 
 /** Share of the JWT lifetime, at its end, during which the session is `expiring_soon`. */
-export const REFRESH_WINDOW_SHARE = 0.2;
+const REFRESH_WINDOW_SHARE = 0.2;
 
 /** `refresh_after` for a JWT valid from `issuedAt` to `expiresAt`: the last 20% of its lifetime. */
 export function refreshAfterFor(issuedAt: Date, expiresAt: Date): Date {

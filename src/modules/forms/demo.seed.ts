@@ -2,7 +2,7 @@
 import type { Db } from '../../db/client.js';
 import { ensureFormKey } from './forms.repository.js';
 
-export const DEMO_FORM_KEY = 'demo-form-key';
+const DEMO_FORM_KEY = 'demo-form-key';
 
 export async function seedFormsDemo(db: Db, entityId: number): Promise<{ formKey: string }> {
   await ensureFormKey(db, { entityId, key: DEMO_FORM_KEY, name: 'Demo website form' });

@@ -13,7 +13,10 @@ export async function findFormKey(db: Db, key: string): Promise<FormKeyRow | und
 
 /** True when `submissionId` was already ingested for `entityId`. */
 export async function isSubmissionSeen(db: Db, entityId: number, submissionId: string): Promise<boolean> {
-  const rows = await db.select({ id: formSubmission.submissionId }).from(formSubmission).where(and(eq(formSubmission.entityId, entityId), eq(formSubmission.submissionId, submissionId)));
+  const rows = await db
+    .select({ id: formSubmission.submissionId })
+    .from(formSubmission)
+    .where(and(eq(formSubmission.entityId, entityId), eq(formSubmission.submissionId, submissionId)));
   return rows.length > 0;
 }
 

@@ -3,11 +3,11 @@
  * the one owning `form_key`; the contact is found by e-mail or phone (normalized), or created with its
  * group and lead; a submission id already seen returns the first result unchanged.
  */
-import { transaction } from '../../platform/queue/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { unauthorized, validationFailed } from '../../platform/errors.js';
-import { creationEvents, findOrCreateContact, normalizeChannelIdentifier, type ContactChannelType } from '../records/index.js';
+import { findOrCreateContact, normalizeChannelIdentifier, type ContactChannelType } from '../records/index.js';
 import { findFormKey, insertSubmission, isSubmissionSeen } from './forms.repository.js';
 
 export interface IngestInput {
@@ -48,21 +48,27 @@ export function createFormsService(deps: { db: Db; events: EventBus }) {
       if (errors.length > 0) throw validationFailed(errors);
       if (channels.length === 0) throw validationFailed([{ field: '/body', message: 'email or phone is required' }]);
       const entityId = key.entityId;
-      const outcome = await transaction(deps.db, async (tx) => {
-        if (await isSubmissionSeen(tx, entityId, input.submission_id)) {
-          const again = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name });
-          return { ids: again, created: false, duplicate: true };
-        }
-        const resolved = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name, extraChannels: channels.slice(1) });
-        const inserted = await insertSubmission(tx, { entityId, formKeyId: key.id, submissionId: input.submission_id, contactId: resolved.contactId });
-        if (resolved.created) {
-          const ev = creationEvents(entityId, resolved, 'form');
-          await deps.events.publishInTransaction(tx, 'lead.created', ev.lead);
-          await deps.events.publishInTransaction(tx, 'contact.created', ev.contact);
-        }
-        return { ids: resolved, created: resolved.created, duplicate: !inserted };
-      });
-      return { entity_id: entityId, contact_id: outcome.ids.contactId, lead_id: outcome.ids.leadId, group_id: outcome.ids.groupId, created: outcome.created, duplicate: outcome.duplicate };
+      const outcome = await transaction(
+        deps.db,
+        async (tx) => {
+          if (await isSubmissionSeen(tx, entityId, input.submission_id)) {
+            const again = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name }, 'form');
+            return { ids: again, created: false, duplicate: true };
+          }
+          const resolved = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name, extraChannels: channels.slice(1) }, 'form');
+          const inserted = await insertSubmission(tx, { entityId, formKeyId: key.id, submissionId: input.submission_id, contactId: resolved.contactId });
+          return { ids: resolved, created: resolved.created, duplicate: !inserted };
+        },
+        { events: deps.events },
+      );
+      return {
+        entity_id: entityId,
+        contact_id: outcome.ids.contactId,
+        lead_id: outcome.ids.leadId,
+        group_id: outcome.ids.groupId,
+        created: outcome.created,
+        duplicate: outcome.duplicate,
+      };
     },
   };
 }

@@ -11,7 +11,9 @@ export interface IdentityDemo {
   employees: { adminEntity1: number; adminEntity2: number; sellerEntity1: number };
 }
 
-export const SELLER_ROLE_CODES = ['leads.view', 'leads.create', 'contacts.view', 'groups.view', 'cartera.leads_list.view'];
+// Without conversations.view_all and conversations.reply_any: the seller's inbox (npm run demo) is the restricted
+// view, their own, the demo queue's waiting and their leads' conversations, answering only what they hold or claim.
+const SELLER_ROLE_CODES = ['leads.view', 'leads.create', 'contacts.view', 'groups.view', 'cartera.leads_list.view'];
 
 export async function seedIdentityDemo(db: Db): Promise<IdentityDemo> {
   const dir = createDirectoryService(db);

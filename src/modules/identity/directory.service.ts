@@ -4,6 +4,8 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { runStatementIn } from '../../db/statement.js';
+import { ALIGN_ENTITY_ID_SEQUENCE } from './entity.sql.js';
 import { hashPassword } from '../../platform/auth/password.js';
 import { SUPER_ADMIN_ROLE } from '../../platform/permissions/resolve.js';
 import { entity } from './entity.table.js';
@@ -27,12 +29,21 @@ export function createDirectoryService(db: Db) {
     /** The role named `name` in `entityId` (null: global roles), or undefined. */
     findRole: (entityId: number | null, name: string) => findRoleByName(db, entityId, name),
 
+    /** True when at least one entity exists (false on a fresh database: the first embedded start seeds demo data). */
+    async hasEntities(): Promise<boolean> {
+      const rows = await db.select({ id: entity.id }).from(entity).limit(1);
+      return rows.length > 0;
+    },
+
     async ensureEntity(values: { id?: number; name: string; logoUrl?: string | null }) {
-      const [found] = values.id !== undefined ? await db.select().from(entity).where(eq(entity.id, values.id)) : await db.select().from(entity).where(eq(entity.name, values.name));
+      const [found] =
+        values.id !== undefined
+          ? await db.select().from(entity).where(eq(entity.id, values.id))
+          : await db.select().from(entity).where(eq(entity.name, values.name));
       if (found) return found;
       const [row] = await db.insert(entity).values(values).returning();
       // Explicit ids must not collide with later generated ones.
-      await db.execute(`select setval(pg_get_serial_sequence('entity', 'id'), (select max(id) from entity))`);
+      await runStatementIn(db, ALIGN_ENTITY_ID_SEQUENCE, []);
       return row!;
     },
 
@@ -45,16 +56,27 @@ export function createDirectoryService(db: Db) {
         .values({ email, name: values.name, passwordHash: passwordHash ?? null, erpUserId: values.erpUserId ?? null })
         .onConflictDoUpdate({
           target: appUser.email,
-          set: { name: values.name, ...(passwordHash ? { passwordHash } : {}), ...(values.erpUserId !== undefined ? { erpUserId: values.erpUserId } : {}), updatedAt: new Date() },
+          set: {
+            name: values.name,
+            ...(passwordHash ? { passwordHash } : {}),
+            ...(values.erpUserId !== undefined ? { erpUserId: values.erpUserId } : {}),
+            updatedAt: new Date(),
+          },
         })
         .returning();
       return row!;
     },
 
     async ensureEmployee(values: { userId: number; entityId: number; name: string; erpEmployeeId?: number | null }) {
-      const [found] = await db.select().from(employee).where(and(eq(employee.userId, values.userId), eq(employee.entityId, values.entityId)));
+      const [found] = await db
+        .select()
+        .from(employee)
+        .where(and(eq(employee.userId, values.userId), eq(employee.entityId, values.entityId)));
       if (found) return found;
-      const [row] = await db.insert(employee).values({ ...values, erpEmployeeId: values.erpEmployeeId ?? null }).returning();
+      const [row] = await db
+        .insert(employee)
+        .values({ ...values, erpEmployeeId: values.erpEmployeeId ?? null })
+        .returning();
       return row!;
     },
 

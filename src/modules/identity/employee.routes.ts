@@ -8,7 +8,10 @@ import type { EmployeeService } from './employee.service.js';
 export const employeeRoutes: FastifyPluginAsyncTypebox<{ service: EmployeeService }> = async (app, { service }) => {
   app.get(
     '/employees',
-    { config: { auth: 'jwt' }, schema: { tags: ['records'], summary: 'List employees (sellers)', querystring: EmployeeListQuery, response: { 200: pageOf(EmployeeResponse) } } },
+    {
+      config: { auth: 'jwt' },
+      schema: { tags: ['records'], summary: 'List employees (sellers)', querystring: EmployeeListQuery, response: { 200: pageOf(EmployeeResponse) } },
+    },
     async (request) => service.list(principalOf(request), request.query),
   );
 };

@@ -21,10 +21,7 @@ export const employee = pgTable(
     isActive: boolean().notNull().default(true),
     ...timestampColumns(),
   },
-  (t) => [
-    uniqueIndex('employee_user_id_entity_id_uq').on(t.userId, t.entityId),
-    index('employee_entity_id_idx').on(t.entityId),
-  ],
+  (t) => [uniqueIndex('employee_user_id_entity_id_uq').on(t.userId, t.entityId), index('employee_entity_id_idx').on(t.entityId)],
 );
 
 /**

@@ -12,14 +12,14 @@ import { findUserByEmail, findUserById, setPasswordHash, type UserRow } from './
 import { activeEmployeeIds, activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
 import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
 
-export interface Membership {
+interface Membership {
   entityId: number;
   name: string;
   logoUrl: string | null;
   employeeId: number;
 }
 
-export interface EntityProfile {
+interface EntityProfile {
   id: number;
   name: string;
   /** IANA time zone of the entity. */
@@ -55,7 +55,7 @@ export interface IdentityService {
   applyErpMemberships: (user: { id: number; name: string }, memberships: ErpMembership[]) => Promise<MembershipChanges>;
 }
 
-export type { MembershipChanges, UserRow };
+export type { MembershipChanges };
 
 /** `database` serves the principal lookup as a prepared statement; `db` everything else. */
 export function createIdentityService(deps: { database: Database; db?: Db }): IdentityService {
@@ -73,7 +73,9 @@ export function createIdentityService(deps: { database: Database; db?: Db }): Id
     },
     async assertActiveMembers(entityId, employeeIds, field) {
       const active = new Set(await activeEmployeeIds(db, entityId, [...new Set(employeeIds)]));
-      const errors = employeeIds.flatMap((id, i) => (active.has(id) ? [] : [{ field: `${field}/${i}`, message: `employee ${id} is not an active member of this entity` }]));
+      const errors = employeeIds.flatMap((id, i) =>
+        active.has(id) ? [] : [{ field: `${field}/${i}`, message: `employee ${id} is not an active member of this entity` }],
+      );
       if (errors.length > 0) throw validationFailed(errors);
     },
     findUserByEmail: (email) => findUserByEmail(db, email),

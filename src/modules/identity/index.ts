@@ -12,9 +12,9 @@ import { createRoleService } from './role.service.js';
 import { createSubscriptionService } from './subscription.service.js';
 import { createEmployeeService } from './employee.service.js';
 
-export { createIdentityService, type IdentityService, type Membership, type EntityProfile, type MembershipChanges } from './identity.service.js';
+export { createIdentityService, type IdentityService, type MembershipChanges } from './identity.service.js';
 export { createDirectoryService, type DirectoryService } from './directory.service.js';
-export { seedIdentityDemo, SELLER_ROLE_CODES, type IdentityDemo } from './demo.seed.js';
+export { seedIdentityDemo, type IdentityDemo } from './demo.seed.js';
 
 /** Registers `/api/roles`, `/api/subscriptions` and `/employees` (bare and under `/api`). */
 export async function registerIdentityModule(app: FastifyInstance, ctx: AppContext): Promise<void> {

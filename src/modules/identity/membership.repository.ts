@@ -3,14 +3,13 @@
  * behind ERP ids, and the batch check the realtime gateway runs on its sockets.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
+import { runStatementIn } from '../../db/statement.js';
+import { ACTIVE_PAIRS } from './membership.sql.js';
 import { entity } from './entity.table.js';
 import { employee } from './employee.table.js';
 
 export type EmployeeRow = typeof employee.$inferSelect;
-
-/** `array[$1, $2, ...]::int[]`: one parameter per element, the same text on PostgreSQL and PGlite. */
-const intArray = (values: number[]) => sql`array[${sql.join(values.map((v) => sql`${v}`), sql`, `)}]::int[]`;
 
 /** Active memberships of a user: one row per entity with its employee record, by entity id. */
 export async function listMemberships(db: Db, userId: number) {
@@ -44,31 +43,42 @@ export async function activeEmployeeIds(db: Db, entityId: number, employeeIds: n
 /** The `(userId, entityId)` pairs among `pairs` that are active memberships, in one statement. */
 export async function activePairs(db: Db, pairs: { userId: number; entityId: number }[]): Promise<{ userId: number; entityId: number }[]> {
   if (pairs.length === 0) return [];
-  const rows = await queryRows<{ user_id: number; entity_id: number }>(
-    db,
-    sql`select e.user_id, e.entity_id from employee e
-         where e.is_active and (e.user_id, e.entity_id) in (select * from unnest(${intArray(pairs.map((p) => p.userId))}, ${intArray(pairs.map((p) => p.entityId))}))`,
-  );
+  const rows = await runStatementIn<{ user_id: number; entity_id: number }>(db, ACTIVE_PAIRS, [pairs.map((p) => p.userId), pairs.map((p) => p.entityId)]);
   return rows.map((r) => ({ userId: r.user_id, entityId: r.entity_id }));
 }
 
 /** The employee row of `userId` in `entityId`, active or not. */
 export async function findEmployeeOfUser(db: Db, entityId: number, userId: number): Promise<EmployeeRow | undefined> {
-  const [row] = await db.select().from(employee).where(and(eq(employee.entityId, entityId), eq(employee.userId, userId))).limit(1);
+  const [row] = await db
+    .select()
+    .from(employee)
+    .where(and(eq(employee.entityId, entityId), eq(employee.userId, userId)))
+    .limit(1);
   return row;
 }
 
 /** The employee `employeeId` of `entityId`, active or not. */
 export async function findEmployeeInEntity(db: Db, entityId: number, employeeId: number): Promise<EmployeeRow | undefined> {
-  const [row] = await db.select().from(employee).where(and(eq(employee.id, employeeId), eq(employee.entityId, entityId)));
+  const [row] = await db
+    .select()
+    .from(employee)
+    .where(and(eq(employee.id, employeeId), eq(employee.entityId, entityId)));
   return row;
 }
 
 export async function insertEmployee(db: Db, entityId: number, values: { userId: number; name: string; erpEmployeeId: number | null }): Promise<void> {
-  await db.insert(employee).values({ entityId, ...values, isActive: true }).onConflictDoNothing();
+  await db
+    .insert(employee)
+    .values({ entityId, ...values, isActive: true })
+    .onConflictDoNothing();
 }
 
-export async function updateEmployeeMembership(db: Db, entityId: number, employeeId: number, values: { isActive: boolean; erpEmployeeId?: number }): Promise<void> {
+export async function updateEmployeeMembership(
+  db: Db,
+  entityId: number,
+  employeeId: number,
+  values: { isActive: boolean; erpEmployeeId?: number },
+): Promise<void> {
   await db
     .update(employee)
     .set({ ...values, updatedAt: new Date() })

@@ -3,6 +3,8 @@
  * the entity, and the subscriptions reaching it with their roles' base codes and overrides.
  */
 import type { Database } from '../../db/client.js';
+import { runStatement } from '../../db/statement.js';
+import { LOAD_PRINCIPAL } from './principal.sql.js';
 import type { PrincipalRecord } from '../../platform/auth/authenticator.js';
 import type { SubscriptionLevel } from '../../platform/permissions/resolve.js';
 
@@ -20,28 +22,9 @@ interface Row {
   overrides: { code: string; effect: 'ALLOW' | 'DENY' }[] | null;
 }
 
-// Hot path of every authenticated request: one round trip, kept as a named prepared statement.
-const PRINCIPAL_SQL = `
-  select u.id as user_id, u.email, u.erp_user_id, e.id as employee_id, e.erp_employee_id,
-    s.id as subscription_id, s.level, s.role_id, r.name as role_name,
-    (select array_agg(rp.permission_code) from role_permission rp where rp.role_id = s.role_id) as base_codes,
-    (select json_agg(json_build_object('code', o.permission_code, 'effect', o.effect))
-       from subscription_override o where o.subscription_id = s.id) as overrides
-  from app_user u
-  left join employee e on e.user_id = u.id and e.entity_id = $2 and e.is_active
-  left join lateral (
-    select es.id, es.role_id, 1 as level from subscription es where es.employee_id = e.id
-    union all
-    select us.id, us.role_id, 2 as level from subscription us where us.user_id = u.id and us.entity_id = $2
-    union all
-    select gs.id, gs.role_id, 3 as level from subscription gs where gs.user_id = u.id and gs.entity_id is null
-  ) s on e.id is not null
-  left join role r on r.id = s.role_id
-  where u.id = $1`;
-
 /** Returns the principal of `userId` in `entityId`, or `undefined` when the user does not exist. */
 export async function loadPrincipal(database: Database, userId: number, entityId: number): Promise<PrincipalRecord | undefined> {
-  const rows = await database.preparedQuery<Row>('crm_load_principal', PRINCIPAL_SQL, [userId, entityId]);
+  const rows = await runStatement<Row>(database, LOAD_PRINCIPAL, [userId, entityId]);
   const first = rows[0];
   if (!first) return undefined;
   return {

@@ -6,13 +6,31 @@ export type RoleRow = typeof role.$inferSelect & { permissions: string[] };
 
 async function withPermissions(db: Db, rows: (typeof role.$inferSelect)[]): Promise<RoleRow[]> {
   if (rows.length === 0) return [];
-  const perms = await db.select().from(rolePermission).where(inArray(rolePermission.roleId, rows.map((r) => r.id)));
-  return rows.map((r) => ({ ...r, permissions: perms.filter((p) => p.roleId === r.id).map((p) => p.permissionCode).sort() }));
+  const perms = await db
+    .select()
+    .from(rolePermission)
+    .where(
+      inArray(
+        rolePermission.roleId,
+        rows.map((r) => r.id),
+      ),
+    );
+  return rows.map((r) => ({
+    ...r,
+    permissions: perms
+      .filter((p) => p.roleId === r.id)
+      .map((p) => p.permissionCode)
+      .sort(),
+  }));
 }
 
 /** Roles visible from `entityId`: its own plus the global ones. */
 export async function listRoles(db: Db, entityId: number): Promise<RoleRow[]> {
-  const rows = await db.select().from(role).where(or(eq(role.entityId, entityId), isNull(role.entityId))).orderBy(asc(role.id));
+  const rows = await db
+    .select()
+    .from(role)
+    .where(or(eq(role.entityId, entityId), isNull(role.entityId)))
+    .orderBy(asc(role.id));
   return withPermissions(db, rows);
 }
 
@@ -39,7 +57,10 @@ export async function insertRole(db: Db, values: { entityId: number | null; name
 }
 
 export async function updateRole(db: Db, id: number, values: Partial<{ name: string; description: string | null }>): Promise<void> {
-  await db.update(role).set({ ...values, updatedAt: new Date() }).where(eq(role.id, id));
+  await db
+    .update(role)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(role.id, id));
 }
 
 export async function setRolePermissions(db: Db, roleId: number, permissions: string[]): Promise<void> {

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
 
-
 export const RoleResponse = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -9,7 +9,7 @@ import type { CreateRoleBody, RoleResponse, UpdateRoleBody } from './role.schema
 import { findRole, findRoleByName, insertRole, listRoles, setRolePermissions, updateRole, type RoleRow } from './role.repository.js';
 import { assertCanGrant, assertKnownCodes, assertNotOwnRole, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
 
-export function toRoleResponse(row: RoleRow): RoleResponse {
+function toRoleResponse(row: RoleRow): RoleResponse {
   return {
     id: row.id,
     name: row.name,

@@ -1,5 +1,7 @@
-import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { runShapedIn } from '../../db/statement.js';
+import { IS_SUPER_ADMIN_SUBJECT } from './subscription.sql.js';
 import { SUPER_ADMIN_ROLE } from '../../platform/permissions/resolve.js';
 import { role } from './role.table.js';
 import { subscription, subscriptionOverride } from './subscription.table.js';
@@ -30,7 +32,12 @@ export async function listSubscriptions(
   const overrides = await db
     .select()
     .from(subscriptionOverride)
-    .where(inArray(subscriptionOverride.subscriptionId, rows.map((r) => r.s.id)))
+    .where(
+      inArray(
+        subscriptionOverride.subscriptionId,
+        rows.map((r) => r.s.id),
+      ),
+    )
     .orderBy(asc(subscriptionOverride.permissionCode));
   return rows.map((r) => ({
     ...r.s,
@@ -61,13 +68,10 @@ export async function replaceOverrides(db: Db, subscriptionId: number, overrides
 
 /** True when the subject (an employee, through its user, or a user) holds a global super_admin subscription. */
 export async function isSuperAdminSubject(db: Db, subject: { employeeId: number | null; userId: number | null }): Promise<boolean> {
-  const [row] = await queryRows<{ yes: boolean }>(
-    db,
-    sql`select exists (
-          select 1 from subscription s join role r on r.id = s.role_id
-           where s.entity_id is null and r.name = ${SUPER_ADMIN_ROLE}
-             and s.user_id = coalesce(${subject.userId}::int, (select e.user_id from employee e where e.id = ${subject.employeeId}::int))
-        ) as yes`,
-  );
+  const [row] = await runShapedIn<{ yes: boolean }, undefined>(db, IS_SUPER_ADMIN_SUBJECT, undefined, {
+    role: SUPER_ADMIN_ROLE,
+    userId: subject.userId,
+    employeeId: subject.employeeId,
+  });
   return row?.yes === true;
 }

@@ -1,10 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id } from '../../platform/http/ids.js';
 
-const Override = Type.Object(
-  { code: Type.String(), effect: Type.Union([Type.Literal('ALLOW'), Type.Literal('DENY')]) },
-  { additionalProperties: false },
-);
+const Override = Type.Object({ code: Type.String(), effect: Type.Union([Type.Literal('ALLOW'), Type.Literal('DENY')]) }, { additionalProperties: false });
 
 export const SubscriptionResponse = Type.Object({
   id: Type.Integer(),

@@ -20,7 +20,7 @@ import {
 } from './subscription.repository.js';
 import { findEmployeeInEntity, findEmployeeOfUser } from './membership.repository.js';
 
-export function toSubscriptionResponse(row: SubscriptionRow): SubscriptionResponse {
+function toSubscriptionResponse(row: SubscriptionRow): SubscriptionResponse {
   return {
     id: row.id,
     subject: row.employeeId !== null ? 'employee' : 'user',
@@ -36,10 +36,19 @@ export function toSubscriptionResponse(row: SubscriptionRow): SubscriptionRespon
 }
 
 function validateOverrides(caller: Principal, overrides: OverrideInput[]): void {
-  assertKnownCodes(overrides.map((o) => o.code), '/body/overrides');
-  assertCanGrant(caller, overrides.filter((o) => o.effect === 'ALLOW').map((o) => o.code), 'ALLOW overrides for');
+  assertKnownCodes(
+    overrides.map((o) => o.code),
+    '/body/overrides',
+  );
+  assertCanGrant(
+    caller,
+    overrides.filter((o) => o.effect === 'ALLOW').map((o) => o.code),
+    'ALLOW overrides for',
+  );
   const seen = new Set<string>();
-  const errors = overrides.flatMap((o, i) => (seen.has(o.code) ? [{ field: `/body/overrides/${i}`, message: `duplicate override for ${o.code}` }] : (seen.add(o.code), [])));
+  const errors = overrides.flatMap((o, i) =>
+    seen.has(o.code) ? [{ field: `/body/overrides/${i}`, message: `duplicate override for ${o.code}` }] : (seen.add(o.code), []),
+  );
   if (errors.length > 0) throw validationFailed(errors);
 }
 

@@ -30,11 +30,15 @@ export const subscription = pgTable(
       'subscription_subject_check',
       sql`(${t.employeeId} is not null and ${t.userId} is null and ${t.entityId} is not null) or (${t.employeeId} is null and ${t.userId} is not null)`,
     ),
-    uniqueIndex('subscription_employee_id_uq').on(t.employeeId).where(sql`${t.employeeId} is not null`),
+    uniqueIndex('subscription_employee_id_uq')
+      .on(t.employeeId)
+      .where(sql`${t.employeeId} is not null`),
     uniqueIndex('subscription_user_id_entity_id_uq')
       .on(t.userId, t.entityId)
       .where(sql`${t.userId} is not null and ${t.entityId} is not null`),
-    uniqueIndex('subscription_user_id_global_uq').on(t.userId).where(sql`${t.userId} is not null and ${t.entityId} is null`),
+    uniqueIndex('subscription_user_id_global_uq')
+      .on(t.userId)
+      .where(sql`${t.userId} is not null and ${t.entityId} is null`),
     index('subscription_role_id_idx').on(t.roleId),
   ],
 );

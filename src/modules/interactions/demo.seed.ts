@@ -1,12 +1,13 @@
 /**
  * Demo data of the interactions module: the demo company's WhatsApp number and Messenger page; entity 1 owns the WhatsApp number of Meta's published examples
  * (`phone_number_id` 106540352242922), so those payloads land in its inbox out of the box; a default
- * queue holds the demo employees. Idempotent.
+ * queue holds the demo employees; the demo website's chat (`/widget/demo`). Idempotent.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { insertAccountIfAbsent } from './entity-channel-account.repository.js';
-import { routingQueue, routingQueueMember } from './routing.table.js';
+import { insertAccountIfAbsent } from './channel-accounts/index.js';
+import { routingQueue, routingQueueMember } from './model/index.js';
+import { seedWebChannelDemo } from './web-channel/index.js';
 
 export const DEMO_WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
 
@@ -16,11 +17,32 @@ export interface InteractionsDemo {
 }
 
 export async function seedInteractionsDemo(db: Db, entityId: number, employeeIds: number[]): Promise<InteractionsDemo> {
-  await insertAccountIfAbsent(db, entityId, { channelTypeCode: 'chatapp_api', externalAccountId: '100000000000001', displayName: 'Demo Company WhatsApp', phoneNumber: '+50222220000' });
-  await insertAccountIfAbsent(db, entityId, { channelTypeCode: 'social_messenger', externalAccountId: 'page-demo-1', displayName: 'Demo Company Messenger', phoneNumber: null });
-  const account = await insertAccountIfAbsent(db, entityId, { channelTypeCode: 'chatapp_api', externalAccountId: DEMO_WHATSAPP_PHONE_NUMBER_ID, displayName: 'Demo WhatsApp (+1 555 078 3881)', phoneNumber: '+15550783881' });
-  const existing = await db.select({ id: routingQueue.id }).from(routingQueue).where(sql`${routingQueue.entityId} = ${entityId} and ${routingQueue.isDefault}`);
-  const queueId = existing[0]?.id ?? (await db.insert(routingQueue).values({ entityId, name: 'Demo inbox', isDefault: true, defaultCapacity: 20 }).returning({ id: routingQueue.id }))[0]!.id;
+  await insertAccountIfAbsent(db, entityId, {
+    channelTypeCode: 'chatapp_api',
+    externalAccountId: '100000000000001',
+    displayName: 'Demo Company WhatsApp',
+    phoneNumber: '+50222220000',
+  });
+  await insertAccountIfAbsent(db, entityId, {
+    channelTypeCode: 'social_messenger',
+    externalAccountId: 'page-demo-1',
+    displayName: 'Demo Company Messenger',
+    phoneNumber: null,
+  });
+  const account = await insertAccountIfAbsent(db, entityId, {
+    channelTypeCode: 'chatapp_api',
+    externalAccountId: DEMO_WHATSAPP_PHONE_NUMBER_ID,
+    displayName: 'Demo WhatsApp (+1 555 078 3881)',
+    phoneNumber: '+15550783881',
+  });
+  await seedWebChannelDemo(db, entityId);
+  const existing = await db
+    .select({ id: routingQueue.id })
+    .from(routingQueue)
+    .where(sql`${routingQueue.entityId} = ${entityId} and ${routingQueue.isDefault}`);
+  const queueId =
+    existing[0]?.id ??
+    (await db.insert(routingQueue).values({ entityId, name: 'Demo inbox', isDefault: true, defaultCapacity: 20 }).returning({ id: routingQueue.id }))[0]!.id;
   for (const [position, employeeId] of employeeIds.entries()) {
     await db.insert(routingQueueMember).values({ entityId, queueId, employeeId, position }).onConflictDoNothing();
   }

@@ -9,7 +9,7 @@
 import type { GqlLine, InvoiceLine } from './invoice.schemas.js';
 
 /** Lots expiring within this many days are labelled by the days left. */
-export const EXPIRY_SOON_DAYS = 30;
+const EXPIRY_SOON_DAYS = 30;
 
 const DAY_MS = 86_400_000;
 

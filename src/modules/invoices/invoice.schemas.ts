@@ -5,10 +5,9 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => T
 
 export const GroupParams = IdParams;
 export const InvoiceParams = Type.Object({ id: Id, invoiceId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }) });
-export const InvoicePageQuery = Type.Object(
-  { page: Type.Integer({ minimum: 1, maximum: 10_000, default: 1, description: 'n-th most recent day with invoices (1 = latest)' }) },
-  { additionalProperties: false },
-);
+export const InvoicePageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 10_000, default: 1, description: 'n-th most recent day with invoices (1 = latest)' }),
+});
 
 export const InvoiceSummary = Type.Object({
   id: Type.String(),
@@ -35,7 +34,9 @@ export const InvoiceListResponse = Type.Object({
     nextPage: Nullable(Type.Integer()),
     previousPage: Nullable(Type.Integer()),
   }),
-  day: Nullable(Type.Object({ date: Type.String(), invoiceCount: Type.Integer(), totals: Type.Array(Type.Object({ currencyCode: Type.String(), total: Type.Number() })) })),
+  day: Nullable(
+    Type.Object({ date: Type.String(), invoiceCount: Type.Integer(), totals: Type.Array(Type.Object({ currencyCode: Type.String(), total: Type.Number() })) }),
+  ),
   settings: Type.Object({
     clientCount: Type.Integer({ description: 'Clients (leads with an ERP id) of the group' }),
     timeZone: Type.String(),
@@ -81,8 +82,8 @@ export const InvoiceLine = Type.Object({
 });
 export type InvoiceLine = Static<typeof InvoiceLine>;
 
-export const InvoiceDetail = Type.Object({ ...InvoiceSummary.properties, lines: Type.Array(InvoiceLine) });
-export type InvoiceDetail = Static<typeof InvoiceDetail>;
+const InvoiceDetail = Type.Object({ ...InvoiceSummary.properties, lines: Type.Array(InvoiceLine) });
+type InvoiceDetail = Static<typeof InvoiceDetail>;
 export const InvoiceDetailResponse = Type.Object({ data: InvoiceDetail });
 export type InvoiceDetailResponse = Static<typeof InvoiceDetailResponse>;
 
@@ -105,3 +106,7 @@ export type GqlInvoice = Static<typeof GqlInvoice>;
 export const GqlInvoiceDays = Type.Object({ invoiceDays: Type.Object({ days: Type.Array(Type.String()), totalDays: Type.Integer({ minimum: 0 }) }) });
 export const GqlInvoicesOfDay = Type.Object({ invoices: Type.Array(GqlInvoice) });
 export const GqlInvoiceById = Type.Object({ invoice: Nullable(GqlInvoice) });
+/** Only what a recent-invoices sum needs. */
+export const GqlInvoiceTotals = Type.Object({
+  invoices: Type.Array(Type.Object({ id: Type.String(), date: GqlInvoiceBase.date, clientId: Type.String(), total: Type.Number(), status: Type.String() })),
+});

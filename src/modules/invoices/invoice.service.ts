@@ -12,6 +12,7 @@ import {
   GqlInvoiceById,
   GqlInvoiceDays,
   GqlInvoicesOfDay,
+  GqlInvoiceTotals,
   type GqlInvoice,
   type InvoiceDetailResponse,
   type InvoiceListResponse,
@@ -58,6 +59,10 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
   }
 
   return {
+    /** Throws 404 unless `groupId` is a group of `entityId` (checked before the ERP session is required). */
+    async assertGroup(entityId: number, groupId: number): Promise<void> {
+      await clientsOf(entityId, groupId);
+    },
     /** GET /groups/:id/invoices?page=n. */
     async listByDay(access: ErpAccess, groupId: number, page: number): Promise<InvoiceListResponse> {
       const entityId = access.scope.entityId;
@@ -65,7 +70,14 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
       const settings = { clientCount: clients.length, timeZone: await timeZoneOf(entityId), detailPath: `/groups/${groupId}/invoices/{invoiceId}` };
       const empty = (reason: 'no_clients' | 'no_invoices' | 'page_out_of_range', message: string, totalPages: number): InvoiceListResponse => ({
         data: [],
-        pagination: { mode: 'day', page, totalPages, hasNext: false, nextPage: null, previousPage: page > 1 ? Math.min(page - 1, Math.max(totalPages, 1)) : null },
+        pagination: {
+          mode: 'day',
+          page,
+          totalPages,
+          hasNext: false,
+          nextPage: null,
+          previousPage: page > 1 ? Math.min(page - 1, Math.max(totalPages, 1)) : null,
+        },
         day: null,
         settings,
         emptyState: { reason, message },
@@ -97,11 +109,58 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
       for (const inv of invoices) totals.set(inv.currencyCode, Math.round(((totals.get(inv.currencyCode) ?? 0) + inv.total) * 100) / 100);
       return {
         data: invoices.map((inv) => toSummary(inv, clients)),
-        pagination: { mode: 'day', page, totalPages, hasNext: page < totalPages, nextPage: page < totalPages ? page + 1 : null, previousPage: page > 1 ? page - 1 : null },
+        pagination: {
+          mode: 'day',
+          page,
+          totalPages,
+          hasNext: page < totalPages,
+          nextPage: page < totalPages ? page + 1 : null,
+          previousPage: page > 1 ? page - 1 : null,
+        },
         day: { date, invoiceCount: invoices.length, totals: [...totals].map(([currencyCode, total]) => ({ currencyCode, total })) },
         settings,
         emptyState: null,
       };
+    },
+
+    /**
+     * Count and summed `total` (currency units, as the list returns them) of the non-void invoices of the
+     * group's clients dated within the last `days` days (today included, the entity's time zone), read with
+     * any usable ERP session of the entity: the caller is the system (workflow trigger fields, SPEC "Filter
+     * engine"). Undefined when the group is not the entity's, has no clients or no session can ask the ERP;
+     * ERP errors propagate.
+     */
+    async recentTotals(entityId: number, groupId: number, days: number): Promise<{ count: number; total: number } | undefined> {
+      const clients = await deps.groupClients(entityId, groupId);
+      if (!clients || clients.length === 0) return undefined;
+      const access = await sessions.anyAccess(entityId);
+      if (!access) return undefined;
+      const clientIds = clients.map((c) => c.erpId);
+      const today = todayIn(await timeZoneOf(entityId));
+      const since = new Date(Date.parse(today) - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+      // The ERP pages by day, newest first: at most `days` days can fall in the window.
+      const recent = await sessions.graphql(
+        access,
+        'query Days($clientIds: [String!]!, $limit: Int!) { invoiceDays(clientIds: $clientIds, offset: 0, limit: $limit) { days totalDays } }',
+        { clientIds, limit: days },
+        GqlInvoiceDays,
+      );
+      const inWindow = recent.invoiceDays.days.filter((d) => d >= since && d <= today);
+      const perDay = await Promise.all(
+        inWindow.map((date) =>
+          sessions.graphql(
+            access,
+            'query Day($clientIds: [String!]!, $date: String!) { invoices(clientIds: $clientIds, date: $date) { id date clientId total status } }',
+            { clientIds, date },
+            GqlInvoiceTotals,
+          ),
+        ),
+      );
+      const invoices = perDay.flatMap((r, i) =>
+        r.invoices.filter((inv) => clientIds.includes(inv.clientId) && inv.date === inWindow[i] && inv.status !== 'void'),
+      );
+      const total = Math.round(invoices.reduce((sum, inv) => sum + inv.total, 0) * 100) / 100;
+      return { count: invoices.length, total };
     },
 
     /** GET /groups/:id/invoices/:invoiceId: 404 unless the invoice belongs to one of the group's clients. */

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { transaction } from '../../platform/queue/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
@@ -10,7 +10,7 @@ import { createMediaJobs, type MediaJobs } from './media.jobs.js';
 import { createMediaService, type MediaService } from './media.service.js';
 import { mediaRoutes } from './media.routes.js';
 
-export type { MediaService, MediaSummary } from './media.service.js';
+export type { MediaService } from './media.service.js';
 export { MEDIA_SIZE_LIMITS } from './media.kinds.js';
 
 /**
@@ -40,7 +40,15 @@ declare module 'fastify' {
 export async function registerMediaModule(app: FastifyInstance, ctx: AppContext, options: { workers: boolean }): Promise<MediaModule> {
   const storage = createObjectStorage(ctx.config, ctx.secrets.jwtSecret);
   const m = ctx.config.media;
-  const processor = createMediaProcessor({ db: ctx.db, storage, events: ctx.events, realtime: ctx.realtime, log: ctx.log, imageMaxEdge: m.imageMaxEdge, ffmpegPath: m.ffmpegPath });
+  const processor = createMediaProcessor({
+    db: ctx.db,
+    storage,
+    events: ctx.events,
+    realtime: ctx.realtime,
+    log: ctx.log,
+    imageMaxEdge: m.imageMaxEdge,
+    ffmpegPath: m.ffmpegPath,
+  });
   const housekeeping = createMediaHousekeeping({
     db: ctx.db,
     storage,
@@ -49,8 +57,21 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
     originalRetentionDays: m.originalRetentionDays,
     redispatch: (id) => transaction(ctx.db, (tx) => jobs.dispatch(tx, id)),
   });
-  const jobs = createMediaJobs({ queue: ctx.queue, processor, housekeeping, inline: m.inlineWorkerEnabled, inlineConcurrency: INLINE_CONCURRENCY, log: ctx.log });
-  const service = createMediaService({ db: ctx.db, storage, jobs, publicBaseUrl: m.publicBaseUrl });
+  const jobs = createMediaJobs({
+    queue: ctx.queue,
+    processor,
+    housekeeping,
+    inline: m.inlineWorkerEnabled,
+    inlineConcurrency: INLINE_CONCURRENCY,
+    log: ctx.log,
+  });
+  const service = createMediaService({
+    db: ctx.db,
+    storage,
+    jobs,
+    publicBaseUrl: m.publicBaseUrl,
+    quotas: { bytesPerEntity: m.quotaBytesPerEntity, uploadsPerDay: m.quotaUploadsPerDay },
+  });
   const mod: MediaModule = { service, storage, jobs, housekeeping };
   app.decorate('media', mod);
   app.addHook('onReady', async () => jobs.start(options));
@@ -59,6 +80,7 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
   await registerBareAndApi(app, mediaRoutes, { service });
   if (storage.kind === 'local') {
     const local = storage as LocalStorage;
+    local.acceptsUpload = (key) => service.acceptsUpload(key);
     await app.register(localObjectRoutes, { storage: local });
     // Without a data directory the store lives in a temporary one that ends with the app.
     if (ctx.config.dataDir === ':memory:') app.addHook('onClose', async () => rm(local.root, { recursive: true, force: true }));

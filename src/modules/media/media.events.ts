@@ -6,14 +6,14 @@ import { Type, type Static } from 'typebox';
 import { defineServerEvent, type RealtimeEmitter } from '../../platform/realtime/events.js';
 import { MEDIA_KINDS, type MediaKind } from './media.kinds.js';
 
-export interface MediaProcessed {
+interface MediaProcessed {
   entityId: number;
   mediaId: number;
   kind: MediaKind;
   status: 'ready' | 'failed';
 }
 
-declare module '../../platform/events/bus.js' {
+declare module '../../platform/events/domain-events.js' {
   interface DomainEventMap {
     'media.processed': MediaProcessed;
   }

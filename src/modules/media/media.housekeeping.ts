@@ -7,6 +7,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
+import { uploadKeyOf } from './media.keys.js';
 import { abandonedUploads, deleteMedia, expiredOriginals, markOriginalDeleted, stalledProcessing } from './media.repository.js';
 
 export interface HousekeepingDeps {
@@ -36,6 +37,7 @@ export function createMediaHousekeeping(deps: HousekeepingDeps) {
       const report: HousekeepingReport = { removedUploads: 0, removedOriginals: 0, redispatched: 0 };
       for (const row of await abandonedUploads(db, new Date(now.getTime() - deps.pendingUploadTtlHours * 3600_000), BATCH)) {
         await storage.delete(row.originalKey);
+        await storage.delete(uploadKeyOf(row.originalKey));
         await deleteMedia(db, row.id);
         report.removedUploads++;
       }

@@ -8,12 +8,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { Queue } from '../../platform/queue/queue.js';
-import { afterCommit } from '../../platform/queue/transaction.js';
+import { onCommit } from '../../platform/transactions/transaction.js';
 import type { MediaProcessor } from './media.processor.js';
 import type { MediaHousekeeping } from './media.housekeeping.js';
 
-export const MEDIA_PROCESS_QUEUE = 'media.process';
-export const MEDIA_HOUSEKEEPING_QUEUE = 'media.housekeeping';
+const MEDIA_PROCESS_QUEUE = 'media.process';
+const MEDIA_HOUSEKEEPING_QUEUE = 'media.housekeeping';
 
 declare module '../../platform/queue/queue.js' {
   interface JobMap {
@@ -35,7 +35,14 @@ export interface MediaJobs {
   idle(): Promise<void>;
 }
 
-export function createMediaJobs(deps: { queue: Queue; processor: MediaProcessor; housekeeping: MediaHousekeeping; inline: boolean; inlineConcurrency: number; log: FastifyBaseLogger }): MediaJobs {
+export function createMediaJobs(deps: {
+  queue: Queue;
+  processor: MediaProcessor;
+  housekeeping: MediaHousekeeping;
+  inline: boolean;
+  inlineConcurrency: number;
+  log: FastifyBaseLogger;
+}): MediaJobs {
   const { queue, processor, log } = deps;
   const waiting: number[] = [];
   let running = 0;
@@ -60,7 +67,7 @@ export function createMediaJobs(deps: { queue: Queue; processor: MediaProcessor;
   return {
     async dispatch(tx, mediaId) {
       if (deps.inline) {
-        afterCommit(tx, () => {
+        onCommit(tx, () => {
           waiting.push(mediaId);
           pump();
         });
@@ -77,9 +84,13 @@ export function createMediaJobs(deps: { queue: Queue; processor: MediaProcessor;
       await queue.define(MEDIA_HOUSEKEEPING_QUEUE, { retryLimit: 0 });
       if (!workers) return;
       if (!deps.inline) await queue.work(MEDIA_PROCESS_QUEUE, async ({ mediaId }) => processor.process(mediaId), { pollingIntervalSeconds: 1 });
-      await queue.work(MEDIA_HOUSEKEEPING_QUEUE, async () => {
-        await deps.housekeeping.run();
-      }, { pollingIntervalSeconds: 30 });
+      await queue.work(
+        MEDIA_HOUSEKEEPING_QUEUE,
+        async () => {
+          await deps.housekeeping.run();
+        },
+        { pollingIntervalSeconds: 30 },
+      );
       await queue.schedule(MEDIA_HOUSEKEEPING_QUEUE, '*/15 * * * *', {}, { tz: 'UTC' });
     },
     async stop() {

@@ -11,12 +11,44 @@ const MB = 1024 * 1024;
 /** Largest upload per kind, in bytes. */
 export const MEDIA_SIZE_LIMITS: Record<MediaKind, number> = { image: 5 * MB, audio: 16 * MB, video: 16 * MB, document: 100 * MB, sticker: 500 * 1024 };
 
-/** Content types accepted per kind; `document` accepts any type not claimed by another kind. */
-export const MEDIA_CONTENT_TYPES: Record<Exclude<MediaKind, 'document'>, readonly string[]> = {
+/**
+ * Content types accepted per kind: an allow-list with nothing a browser executes or renders as a page
+ * (no HTML, SVG, XML, JavaScript), since media are served back, some of them publicly (issue 33). The
+ * documents are those WhatsApp sends as documents plus CSV, RTF, OpenDocument and ZIP.
+ */
+const MEDIA_CONTENT_TYPES: Record<MediaKind, readonly string[]> = {
   image: ['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'image/gif', 'image/tiff'],
   sticker: ['image/webp', 'image/png'],
-  audio: ['audio/aac', 'audio/mp4', 'audio/mpeg', 'audio/amr', 'audio/ogg', 'audio/opus', 'audio/wav', 'audio/x-wav', 'audio/webm', 'audio/flac', 'audio/x-m4a'],
+  audio: [
+    'audio/aac',
+    'audio/mp4',
+    'audio/mpeg',
+    'audio/amr',
+    'audio/ogg',
+    'audio/opus',
+    'audio/wav',
+    'audio/x-wav',
+    'audio/webm',
+    'audio/flac',
+    'audio/x-m4a',
+  ],
   video: ['video/mp4', 'video/3gpp', 'video/quicktime', 'video/webm', 'video/x-matroska', 'video/x-msvideo'],
+  document: [
+    'application/pdf',
+    'text/plain',
+    'text/csv',
+    'application/rtf',
+    'application/zip',
+    'application/msword',
+    'application/vnd.ms-excel',
+    'application/vnd.ms-powerpoint',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    'application/vnd.oasis.opendocument.text',
+    'application/vnd.oasis.opendocument.spreadsheet',
+    'application/vnd.oasis.opendocument.presentation',
+  ],
 };
 
 /** Types that sniff differently from how clients declare them: declared type → sniffed types accepted. */
@@ -39,7 +71,26 @@ const SNIFF_ALIASES: Record<string, readonly string[]> = {
   'video/3gpp': ['video/3gpp', 'video/mp4'],
   'text/plain': [],
   'text/csv': [],
+  // The legacy Office formats are all Compound File Binary containers.
+  'application/msword': ['application/x-cfb', 'application/msword'],
+  'application/vnd.ms-excel': ['application/x-cfb', 'application/vnd.ms-excel'],
+  'application/vnd.ms-powerpoint': ['application/x-cfb', 'application/vnd.ms-powerpoint'],
 };
+
+/**
+ * Kinds a browser may show in place; everything else is served as an attachment (downloaded, never
+ * rendered as a page of ours).
+ */
+const INLINE_KINDS: ReadonlySet<MediaKind> = new Set(['image', 'sticker', 'audio', 'video']);
+
+/**
+ * How stored bytes are served: a declared type off the allow-list (a row older than it) goes out as
+ * `application/octet-stream`, and anything but image, audio and video as an attachment.
+ */
+export function servedAs(kind: MediaKind, contentType: string): { contentType: string; disposition: 'inline' | 'attachment' } {
+  const allowed = Object.values(MEDIA_CONTENT_TYPES).some((types) => types.includes(contentType));
+  return { contentType: allowed ? contentType : 'application/octet-stream', disposition: allowed && INLINE_KINDS.has(kind) ? 'inline' : 'attachment' };
+}
 
 /** The kind a content type uploads as when the client names none. */
 export function kindOf(contentType: string): MediaKind {
@@ -49,9 +100,8 @@ export function kindOf(contentType: string): MediaKind {
   return 'document';
 }
 
-/** Whether `contentType` may upload as `kind`. */
+/** Whether `contentType` may upload as `kind` (the allow-list above). */
 export function acceptsContentType(kind: MediaKind, contentType: string): boolean {
-  if (kind === 'document') return !/^(image|audio|video)\//.test(contentType);
   return MEDIA_CONTENT_TYPES[kind].includes(contentType);
 }
 
@@ -62,6 +112,6 @@ export function acceptsContentType(kind: MediaKind, contentType: string): boolea
  */
 export function sniffMatches(kind: MediaKind, declared: string, sniffed: string | undefined): boolean {
   const accepted = SNIFF_ALIASES[declared] ?? [declared];
-  if (sniffed === undefined) return kind === 'document' && (declared.startsWith('text/') || declared === 'application/json');
+  if (sniffed === undefined) return kind === 'document' && declared.startsWith('text/');
   return accepted.includes(sniffed);
 }

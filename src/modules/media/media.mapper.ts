@@ -3,7 +3,7 @@ import type { MediaObjectRow } from './media.table.js';
 import type { MediaObjectResponse } from './media.schemas.js';
 
 /** `publicBaseUrl` (MEDIA_PUBLIC_BASE_URL) serves optimized keys from a CDN or bucket; unset, the service's own route. */
-export function publicUrlOf(row: MediaObjectRow, publicBaseUrl: string | undefined): string | null {
+function publicUrlOf(row: MediaObjectRow, publicBaseUrl: string | undefined): string | null {
   if (row.status !== 'ready' || row.optimizedKey === null) return null;
   return publicBaseUrl !== undefined ? `${publicBaseUrl}/${row.optimizedKey}` : `/api/media/public?key=${encodeURIComponent(row.optimizedKey)}`;
 }

@@ -15,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import type { Realtime } from '../../platform/realtime/gateway.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
 import { findMediaById, transition } from './media.repository.js';
@@ -62,16 +63,24 @@ export function createMediaProcessor(deps: MediaProcessorDeps) {
       return { converted: undefined, processing: 'unprocessed' };
     }
     const input = await toFile(row.originalKey, dir);
-    const converted = row.kind === 'audio' ? await transcodeAudio(deps.ffmpegPath, input, dir, row.voiceNote) : await transcodeVideo(deps.ffmpegPath, input, dir);
+    const converted =
+      row.kind === 'audio' ? await transcodeAudio(deps.ffmpegPath, input, dir, row.voiceNote) : await transcodeVideo(deps.ffmpegPath, input, dir);
     return { converted, processing: 'optimized' };
   }
 
   async function finish(row: MediaObjectRow, set: Partial<MediaObjectRow>): Promise<void> {
-    const done = await transition(db, row.id, ['processing'], { ...set, processedAt: new Date() });
-    if (!done) return;
-    const status = done.status as 'ready' | 'failed';
-    await deps.events.publish('media.processed', { entityId: done.entityId, mediaId: done.id, kind: done.kind, status });
-    emitMediaProcessed(deps.realtime, done.entityId, { media_id: done.id, kind: done.kind, status, processing: done.processing, error: done.error });
+    await transaction(
+      db,
+      async (tx) => {
+        const done = await transition(tx, row.id, ['processing'], { ...set, processedAt: new Date() });
+        if (!done) return;
+        const status = done.status as 'ready' | 'failed';
+        const out = changeEventsOf(tx);
+        out.domainEvent('media.processed', { entityId: done.entityId, mediaId: done.id, kind: done.kind, status });
+        emitMediaProcessed(out, done.entityId, { media_id: done.id, kind: done.kind, status, processing: done.processing, error: done.error });
+      },
+      deps,
+    );
   }
 
   return {
@@ -88,14 +97,28 @@ export function createMediaProcessor(deps: MediaProcessorDeps) {
         const outcome = await convert(row, dir);
         if (outcome.converted === undefined) {
           const sha = await sha256Of(await storage.read(row.originalKey));
-          return await finish(row, { status: 'ready', processing: outcome.processing, optimizedKey: row.originalKey, optimizedContentType: row.contentType, optimizedSize: row.size, optimizedSha256: sha });
+          return await finish(row, {
+            status: 'ready',
+            processing: outcome.processing,
+            optimizedKey: row.originalKey,
+            optimizedContentType: row.contentType,
+            optimizedSize: row.size,
+            optimizedSha256: sha,
+          });
         }
         const { path, contentType, extension } = outcome.converted;
         const size = (await stat(path)).size;
         const sha = await sha256Of(createReadStream(path));
         const key = `${row.originalKey.slice(0, row.originalKey.lastIndexOf('/'))}/${randomUUID()}.${extension}`;
         await storage.write(key, createReadStream(path), { contentType, size });
-        await finish(row, { status: 'ready', processing: 'optimized', optimizedKey: key, optimizedContentType: contentType, optimizedSize: size, optimizedSha256: sha });
+        await finish(row, {
+          status: 'ready',
+          processing: 'optimized',
+          optimizedKey: key,
+          optimizedContentType: contentType,
+          optimizedSize: size,
+          optimizedSha256: sha,
+        });
       } catch (err) {
         if (!(err instanceof ConversionError)) throw err;
         log.info({ mediaId: id, err }, 'media could not be converted');

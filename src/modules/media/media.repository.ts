@@ -2,7 +2,7 @@
  * Queries of `media_object`. Every function but `findReadyByPublicKey` (public content is addressed by
  * its unguessable key alone) and the housekeeping scans takes the caller's entity.
  */
-import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, count, eq, gte, inArray, isNotNull, isNull, lt, min, ne, or, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { mediaObject, type MediaObjectRow } from './media.table.js';
 
@@ -14,13 +14,52 @@ export async function insertMedia(db: Db, values: NewMediaObject): Promise<Media
 }
 
 export async function findMedia(db: Db, entityId: number, id: number): Promise<MediaObjectRow | undefined> {
-  const [row] = await db.select().from(mediaObject).where(and(eq(mediaObject.entityId, entityId), eq(mediaObject.id, id)));
+  const [row] = await db
+    .select()
+    .from(mediaObject)
+    .where(and(eq(mediaObject.entityId, entityId), eq(mediaObject.id, id)));
   return row;
 }
 
 export async function findMediaMany(db: Db, entityId: number, ids: number[]): Promise<MediaObjectRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(mediaObject).where(and(eq(mediaObject.entityId, entityId), inArray(mediaObject.id, ids)));
+  return db
+    .select()
+    .from(mediaObject)
+    .where(and(eq(mediaObject.entityId, entityId), inArray(mediaObject.id, ids)));
+}
+
+/** The object whose original (sealed) key is `key`, any entity: the embedded store asks whether its upload is still open. */
+export async function findByOriginalKey(db: Db, key: string): Promise<MediaObjectRow | undefined> {
+  const [row] = await db.select().from(mediaObject).where(eq(mediaObject.originalKey, key));
+  return row;
+}
+
+/** First key of the quota's advisory locks (the second is the entity id). */
+const MEDIA_QUOTA_LOCK = 0x6d656469;
+
+/**
+ * Serializes the quota check and insert of one entity's uploads until `tx` ends (a transaction-scoped
+ * advisory lock; other entities are not held up).
+ */
+export async function lockEntityUploads(tx: Db, entityId: number): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${MEDIA_QUOTA_LOCK}, ${entityId}::int)`);
+}
+
+/**
+ * What an entity holds against its quotas: declared bytes of its objects that did not fail, and the
+ * uploads presigned since `since` with the oldest of them (when it leaves the window).
+ */
+export async function uploadUsage(db: Db, entityId: number, since: Date): Promise<{ bytes: number; recentUploads: number; oldestRecent: Date | null }> {
+  const [held] = await db
+    .select({ bytes: sum(mediaObject.size) })
+    .from(mediaObject)
+    .where(and(eq(mediaObject.entityId, entityId), ne(mediaObject.status, 'failed')));
+  const [recent] = await db
+    .select({ n: count(), oldest: min(mediaObject.createdAt) })
+    .from(mediaObject)
+    .where(and(eq(mediaObject.entityId, entityId), gte(mediaObject.createdAt, since)));
+  return { bytes: Number(held?.bytes ?? 0), recentUploads: recent?.n ?? 0, oldestRecent: recent?.oldest ? new Date(recent.oldest) : null };
 }
 
 /** A job's re-read: by id alone (payloads carry ids only). */
@@ -86,7 +125,10 @@ export async function expiredOriginals(db: Db, before: Date, limit: number): Pro
 }
 
 export async function markOriginalDeleted(db: Db, id: number): Promise<void> {
-  await db.update(mediaObject).set({ originalDeletedAt: sql`now()`, updatedAt: sql`now()` }).where(eq(mediaObject.id, id));
+  await db
+    .update(mediaObject)
+    .set({ originalDeletedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(mediaObject.id, id));
 }
 
 /** Objects left in `processing` since before `before` (a process that stopped mid-job), for re-dispatch. */

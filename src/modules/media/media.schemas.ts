@@ -9,7 +9,11 @@ export const PresignUploadBody = Type.Object(
     file_name: Type.String({ minLength: 1, maxLength: 255, description: 'Original file name (kept for downloads)' }),
     content_type: Type.String({ minLength: 3, maxLength: 150, pattern: '^[a-zA-Z0-9.+-]+/[a-zA-Z0-9.+-]+$', description: 'Declared MIME type, no parameters' }),
     size: Type.Integer({ minimum: 1, description: 'Declared size in bytes' }),
-    kind: Type.Optional(Type.Union([Type.Literal('image'), Type.Literal('audio'), Type.Literal('video'), Type.Literal('document'), Type.Literal('sticker')], { description: 'Default: derived from content_type (sticker only when named)' })),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('image'), Type.Literal('audio'), Type.Literal('video'), Type.Literal('document'), Type.Literal('sticker')], {
+        description: 'Default: derived from content_type (sticker only when named)',
+      }),
+    ),
     voice_note: Type.Optional(Type.Boolean({ description: 'Audio only: convert to ogg/opus (voice note) instead of m4a/aac' })),
   },
   { additionalProperties: false },
@@ -19,18 +23,15 @@ export type PresignUploadBody = Static<typeof PresignUploadBody>;
 export const FinalizeUploadBody = Type.Object({ media_id: Id }, { additionalProperties: false });
 export type FinalizeUploadBody = Static<typeof FinalizeUploadBody>;
 
-export const PresignDownloadQuery = Type.Object(
-  {
-    media_id: Id,
-    variant: Type.Optional(Type.Union([Type.Literal('optimized'), Type.Literal('original')], { description: 'Default: optimized' })),
-  },
-  { additionalProperties: false },
-);
+export const PresignDownloadQuery = Type.Object({
+  media_id: Id,
+  variant: Type.Optional(Type.Union([Type.Literal('optimized'), Type.Literal('original')], { description: 'Default: optimized' })),
+});
 export type PresignDownloadQuery = Static<typeof PresignDownloadQuery>;
 
 export const PublicQuery = Type.Object({ key: Type.String({ minLength: 1, maxLength: 500 }) });
 
-export const MediaObject = Type.Object({
+const MediaObject = Type.Object({
   id: Type.Integer(),
   kind: Kind,
   content_type: Type.String(),
@@ -63,4 +64,3 @@ export type PresignUploadResponse = Static<typeof PresignUploadResponse>;
 export const FinalizeUploadResponse = Type.Object({ media: MediaObject });
 export const PresignDownloadResponse = Type.Object({ media: MediaObject, download: SignedUrl });
 export type PresignDownloadResponse = Static<typeof PresignDownloadResponse>;
-

@@ -1,12 +1,14 @@
 /**
- * The media upload flow (SPEC "Media", six steps): presign an upload, finalize it (the object exists,
- * its size matches, its real type sniffed from its first bytes with `file-type` matches the declared
+ * The media upload flow (SPEC "Media", six steps): presign an upload (within the entity's quotas), finalize
+ * it (the uploaded bytes are copied to the sealed original key, which no URL can write, then its size
+ * and its real type sniffed from its first bytes with `file-type` are checked against the declared
  * kind), dispatch processing, then presigned downloads (private, the caller's entity only) and public
  * reads of the optimized version. Errors: 400 `media_too_large`, `media_type_not_allowed`,
- * `upload_size_mismatch`, `upload_type_mismatch`; 404 `not_found` (also another entity's object);
- * 409 `upload_missing`, `media_not_ready`, `original_removed`.
+ * `upload_size_mismatch`, `upload_type_mismatch`; 403 `media_quota_exceeded`; 404 `not_found` (also
+ * another entity's object); 409 `upload_missing`, `media_not_ready`, `original_removed`; 429
+ * `media_upload_limit_reached`.
  */
-import { transaction } from '../../platform/queue/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -17,19 +19,40 @@ import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { badRequest, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { AppError, badRequest, conflict, forbidden, notFound, validationFailed } from '../../platform/errors.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
-import { MEDIA_SIZE_LIMITS, acceptsContentType, kindOf, sniffMatches, type MediaKind } from './media.kinds.js';
+import { MEDIA_SIZE_LIMITS, acceptsContentType, kindOf, servedAs, sniffMatches, type MediaKind } from './media.kinds.js';
 import { toMediaResponse } from './media.mapper.js';
-import { findMedia, findMediaMany, findReadyByPublicKey, insertMedia, transition } from './media.repository.js';
-import type { FinalizeUploadBody, MediaObjectResponse, PresignDownloadQuery, PresignDownloadResponse, PresignUploadBody, PresignUploadResponse, SignedUrl } from './media.schemas.js';
+import {
+  findByOriginalKey,
+  findMedia,
+  findMediaMany,
+  findReadyByPublicKey,
+  insertMedia,
+  lockEntityUploads,
+  transition,
+  uploadUsage,
+} from './media.repository.js';
+import type {
+  FinalizeUploadBody,
+  MediaObjectResponse,
+  PresignDownloadQuery,
+  PresignDownloadResponse,
+  PresignUploadBody,
+  PresignUploadResponse,
+  SignedUrl,
+} from './media.schemas.js';
 import type { MediaObjectRow } from './media.table.js';
 import type { MediaJobs } from './media.jobs.js';
+import { originalKeyOfUpload, uploadKeyOf } from './media.keys.js';
+
+/** Who uploads: an employee of the entity, or a website chat visitor (no employee; issue 32). */
+export type MediaCaller = Pick<Principal, 'entityId'> & { employeeId: number | null };
 
 /** Seconds a presigned upload URL is valid. */
-export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
+const UPLOAD_URL_TTL_SECONDS = 15 * 60;
 /** Seconds a presigned download URL is valid. */
-export const DOWNLOAD_URL_TTL_SECONDS = 5 * 60;
+const DOWNLOAD_URL_TTL_SECONDS = 5 * 60;
 /** Bytes read to sniff a type (file-type's recommended sample). */
 const SNIFF_BYTES = 4100;
 
@@ -38,7 +61,11 @@ export interface MediaServiceDeps {
   storage: ObjectStorage;
   jobs: Pick<MediaJobs, 'dispatch'>;
   publicBaseUrl: string | undefined;
+  /** `MEDIA_QUOTA_BYTES_PER_ENTITY` and `MEDIA_QUOTA_UPLOADS_PER_DAY` (0: none). */
+  quotas: { bytesPerEntity: number; uploadsPerDay: number };
 }
+
+const DAY_MS = 86_400_000;
 
 /** What another module may know of a media object it references (custom field values). */
 export interface MediaSummary {
@@ -52,6 +79,9 @@ export interface MediaSummary {
 export interface PublicMedia {
   body: Readable;
   contentType: string;
+  /** `inline` for image, audio and video; `attachment` for the rest. */
+  disposition: 'inline' | 'attachment';
+  fileName: string;
   size: number;
   etag: string;
 }
@@ -81,6 +111,7 @@ export function createMediaService(deps: MediaServiceDeps) {
 
   async function refuse(row: MediaObjectRow, error: ReturnType<typeof badRequest>): Promise<never> {
     await storage.delete(row.originalKey);
+    await storage.delete(uploadKeyOf(row.originalKey));
     await transition(db, row.id, ['pending'], { status: 'failed', error: error.message });
     throw error;
   }
@@ -89,17 +120,61 @@ export function createMediaService(deps: MediaServiceDeps) {
     if (variant === 'original') {
       if (row.status === 'pending') throw conflict('media_not_ready', `Media ${row.id} has not been uploaded and finalized`);
       if (row.originalDeletedAt !== null) throw conflict('original_removed', `The original of media ${row.id} was removed after its retention period`);
-      return signed(await storage.presignDownload(row.originalKey, { expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, fileName: row.fileName, contentType: row.contentType, origin }));
+      const served = servedAs(row.kind, row.contentType);
+      return signed(
+        await storage.presignDownload(row.originalKey, {
+          expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+          fileName: row.fileName,
+          contentType: served.contentType,
+          disposition: served.disposition,
+          origin,
+        }),
+      );
     }
     if (row.status !== 'ready' || row.optimizedKey === null) throw conflict('media_not_ready', `Media ${row.id} is ${row.status}`, { status: row.status });
     const ext = row.optimizedKey.includes('.') ? row.optimizedKey.slice(row.optimizedKey.lastIndexOf('.')) : '';
     const fileName = row.optimizedKey === row.originalKey ? row.fileName : row.fileName.replace(/(\.[^.]*)?$/, ext);
-    return signed(await storage.presignDownload(row.optimizedKey, { expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS, fileName, contentType: row.optimizedContentType ?? row.contentType, origin }));
+    const served = servedAs(row.kind, row.optimizedContentType ?? row.contentType);
+    return signed(
+      await storage.presignDownload(row.optimizedKey, {
+        expiresInSeconds: DOWNLOAD_URL_TTL_SECONDS,
+        fileName,
+        contentType: served.contentType,
+        disposition: served.disposition,
+        origin,
+      }),
+    );
+  }
+
+  /** Refuses an upload past the entity's quotas; run under `lockEntityUploads`. */
+  async function checkQuotas(tx: Db, entityId: number, size: number): Promise<void> {
+    const { bytesPerEntity, uploadsPerDay } = deps.quotas;
+    if (bytesPerEntity === 0 && uploadsPerDay === 0) return;
+    const now = Date.now();
+    const usage = await uploadUsage(tx, entityId, new Date(now - DAY_MS));
+    if (uploadsPerDay > 0 && usage.recentUploads >= uploadsPerDay) {
+      const retryAfter = Math.max(1, Math.ceil(((usage.oldestRecent?.getTime() ?? now) + DAY_MS - now) / 1000));
+      throw new AppError(
+        429,
+        'media_upload_limit_reached',
+        'Too many requests',
+        `The entity may presign at most ${uploadsPerDay} uploads in 24 hours`,
+        { limit_uploads: uploadsPerDay, retry_after_seconds: retryAfter },
+        { 'retry-after': String(retryAfter) },
+      );
+    }
+    if (bytesPerEntity > 0 && usage.bytes + size > bytesPerEntity) {
+      throw forbidden('media_quota_exceeded', `The entity's media would exceed its quota of ${bytesPerEntity} bytes`, {
+        limit_bytes: bytesPerEntity,
+        used_bytes: usage.bytes,
+        size,
+      });
+    }
   }
 
   return {
     /** Steps 1-2: records a pending object and returns where to PUT its bytes. */
-    async presignUpload(caller: Principal, body: PresignUploadBody, origin?: string): Promise<PresignUploadResponse> {
+    async presignUpload(caller: MediaCaller, body: PresignUploadBody, origin?: string): Promise<PresignUploadResponse> {
       const contentType = body.content_type.toLowerCase();
       const kind = body.kind ?? kindOf(contentType);
       if (body.voice_note === true && kind !== 'audio') throw validationFailed([{ field: '/body/voice_note', message: 'applies to audio only' }]);
@@ -110,33 +185,52 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (body.size > limit) throw badRequest('media_too_large', `A ${kind} may be at most ${limit} bytes`, { kind, limit_bytes: limit, size: body.size });
       // A random path segment makes keys unguessable; the entity prefix scopes them.
       const originalKey = `media/${caller.entityId}/${randomUUID()}/original`;
-      const row = await insertMedia(db, {
-        entityId: caller.entityId,
-        kind,
-        contentType,
-        fileName: body.file_name,
-        size: body.size,
-        voiceNote: body.voice_note ?? false,
-        originalKey,
-        createdByEmployeeId: caller.employeeId,
+      const row = await transaction(db, async (tx) => {
+        await lockEntityUploads(tx, caller.entityId);
+        await checkQuotas(tx, caller.entityId, body.size);
+        return insertMedia(tx, {
+          entityId: caller.entityId,
+          kind,
+          contentType,
+          fileName: body.file_name,
+          size: body.size,
+          voiceNote: body.voice_note ?? false,
+          originalKey,
+          createdByEmployeeId: caller.employeeId,
+        });
       });
-      const upload = await storage.presignUpload(originalKey, { contentType, size: body.size, expiresInSeconds: UPLOAD_URL_TTL_SECONDS, origin });
+      const upload = await storage.presignUpload(uploadKeyOf(originalKey), { contentType, size: body.size, expiresInSeconds: UPLOAD_URL_TTL_SECONDS, origin });
       return { media: respond(row), upload: signed(upload) };
     },
 
     /** Steps 4-5: checks the uploaded object and dispatches processing. Repeating it returns the current state. */
-    async finalizeUpload(caller: Principal, body: FinalizeUploadBody): Promise<{ media: MediaObjectResponse }> {
+    async finalizeUpload(caller: MediaCaller, body: FinalizeUploadBody): Promise<{ media: MediaObjectResponse }> {
       const row = await findMedia(db, caller.entityId, body.media_id);
       if (!row) throw notFound('media', body.media_id);
       if (row.status !== 'pending') return { media: respond(row) };
+      // Seal first, check after: the checks read the copy, which no URL can write, so bytes swapped at
+      // the upload key during or after finalize are never served (issue 33).
+      const uploadKey = uploadKeyOf(row.originalKey);
+      if (!(await storage.head(uploadKey))) throw conflict('upload_missing', `Nothing was uploaded for media ${row.id}`);
+      await storage.copy(uploadKey, row.originalKey);
+      await storage.delete(uploadKey);
       const info = await storage.head(row.originalKey);
       if (!info) throw conflict('upload_missing', `Nothing was uploaded for media ${row.id}`);
       if (info.size !== row.size) {
-        await refuse(row, badRequest('upload_size_mismatch', `Declared ${row.size} bytes, uploaded ${info.size}`, { declared_size: row.size, uploaded_size: info.size }));
+        await refuse(
+          row,
+          badRequest('upload_size_mismatch', `Declared ${row.size} bytes, uploaded ${info.size}`, { declared_size: row.size, uploaded_size: info.size }),
+        );
       }
       const sniffed = (await fileTypeFromBuffer(await readHead(await storage.read(row.originalKey, { start: 0, end: SNIFF_BYTES - 1 }), SNIFF_BYTES)))?.mime;
       if (!sniffMatches(row.kind, row.contentType, sniffed)) {
-        await refuse(row, badRequest('upload_type_mismatch', `Declared ${row.contentType}, the bytes are ${sniffed ?? 'of no recognized type'}`, { declared_content_type: row.contentType, detected_content_type: sniffed ?? null }));
+        await refuse(
+          row,
+          badRequest('upload_type_mismatch', `Declared ${row.contentType}, the bytes are ${sniffed ?? 'of no recognized type'}`, {
+            declared_content_type: row.contentType,
+            detected_content_type: sniffed ?? null,
+          }),
+        );
       }
       // The status change and the processing job commit together: a crash between them loses nothing.
       const moved = await transaction(db, async (tx) => {
@@ -164,10 +258,17 @@ export function createMediaService(deps: MediaServiceDeps) {
         await pipeline(input.file, createWriteStream(path));
         const limit = MEDIA_SIZE_LIMITS[input.kind];
         const { size } = await stat(path);
-        if (input.truncated() || size > limit) throw badRequest('media_too_large', `A ${input.kind} may be at most ${limit} bytes`, { kind: input.kind, limit_bytes: limit, size });
+        if (input.truncated() || size > limit)
+          throw badRequest('media_too_large', `A ${input.kind} may be at most ${limit} bytes`, { kind: input.kind, limit_bytes: limit, size });
         if (size === 0) throw validationFailed([{ field: '/body/file', message: 'the file is empty' }]);
-        const { media, upload: _upload } = await this.presignUpload(caller, { file_name: input.fileName, content_type: input.contentType, size, kind: input.kind, ...(input.voiceNote !== undefined ? { voice_note: input.voiceNote } : {}) });
-        await storage.write(media.original_key, createReadStream(path), { contentType: media.content_type, size });
+        const { media, upload: _upload } = await this.presignUpload(caller, {
+          file_name: input.fileName,
+          content_type: input.contentType,
+          size,
+          kind: input.kind,
+          ...(input.voiceNote !== undefined ? { voice_note: input.voiceNote } : {}),
+        });
+        await storage.write(uploadKeyOf(media.original_key), createReadStream(path), { contentType: media.content_type, size });
         return (await this.finalizeUpload(caller, { media_id: media.id })).media;
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -181,11 +282,35 @@ export function createMediaService(deps: MediaServiceDeps) {
       return { media: respond(row), download: await download(row, query.variant ?? 'optimized', origin) };
     },
 
-    /** Step 6, public: the optimized bytes of a ready object addressed by either of its keys. */
+    /**
+     * Step 6, public: the optimized bytes of a ready object addressed by either of its keys, with the
+     * type and disposition they are served with (`servedAs`).
+     */
     async readPublic(key: string): Promise<PublicMedia> {
       const row = await findReadyByPublicKey(db, key);
       if (!row || row.optimizedKey === null) throw notFound('media');
-      return { body: await storage.read(row.optimizedKey), contentType: row.optimizedContentType ?? row.contentType, size: row.optimizedSize ?? row.size, etag: `"${row.optimizedSha256 ?? row.id}"` };
+      const served = servedAs(row.kind, row.optimizedContentType ?? row.contentType);
+      const ext = row.optimizedKey.includes('.') ? row.optimizedKey.slice(row.optimizedKey.lastIndexOf('.')) : '';
+      const fileName = row.optimizedKey === row.originalKey ? row.fileName : row.fileName.replace(/(\.[^.]*)?$/, ext);
+      return {
+        body: await storage.read(row.optimizedKey),
+        contentType: served.contentType,
+        disposition: served.disposition,
+        fileName,
+        size: row.optimizedSize ?? row.size,
+        etag: `"${row.optimizedSha256 ?? row.id}"`,
+      };
+    },
+
+    /**
+     * Whether the embedded store may still accept a signed PUT to `key`: an upload key only while its
+     * object is pending (once finalized or removed the URL is dead, 409 `upload_closed`); the sealed
+     * original of an object never; keys of no media object are not this module's to refuse.
+     */
+    async acceptsUpload(key: string): Promise<boolean> {
+      const originalKey = originalKeyOfUpload(key);
+      if (originalKey !== undefined) return (await findByOriginalKey(db, originalKey))?.status === 'pending';
+      return (await findByOriginalKey(db, key)) === undefined;
     },
 
     /** Media objects of the entity among `ids` (for modules that reference media by id). */

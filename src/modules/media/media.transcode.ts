@@ -75,7 +75,26 @@ export function ffmpegAvailable(ffmpegPath: string): Promise<boolean> {
 export async function transcodeAudio(ffmpegPath: string, inputPath: string, dir: string, voiceNote: boolean): Promise<Converted> {
   if (voiceNote) {
     const path = join(dir, 'optimized.ogg');
-    await runFfmpeg(ffmpegPath, ['-i', inputPath, '-vn', '-map_metadata', '-1', '-c:a', 'libopus', '-b:a', '32k', '-ac', '1', '-ar', '48000', '-application', 'voip', '-f', 'ogg', path]);
+    await runFfmpeg(ffmpegPath, [
+      '-i',
+      inputPath,
+      '-vn',
+      '-map_metadata',
+      '-1',
+      '-c:a',
+      'libopus',
+      '-b:a',
+      '32k',
+      '-ac',
+      '1',
+      '-ar',
+      '48000',
+      '-application',
+      'voip',
+      '-f',
+      'ogg',
+      path,
+    ]);
     return { path, contentType: 'audio/ogg', extension: 'ogg' };
   }
   const path = join(dir, 'optimized.m4a');
@@ -87,12 +106,33 @@ export async function transcodeAudio(ffmpegPath: string, inputPath: string, dir:
 export async function transcodeVideo(ffmpegPath: string, inputPath: string, dir: string): Promise<Converted> {
   const path = join(dir, 'optimized.mp4');
   await runFfmpeg(ffmpegPath, [
-    '-i', inputPath,
-    '-map_metadata', '-1',
-    '-vf', 'scale=trunc(min(1280\\,iw)/2)*2:-2',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-profile:v', 'main', '-pix_fmt', 'yuv420p',
-    '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
-    '-movflags', '+faststart', '-f', 'mp4', path,
+    '-i',
+    inputPath,
+    '-map_metadata',
+    '-1',
+    '-vf',
+    'scale=trunc(min(1280\\,iw)/2)*2:-2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '23',
+    '-profile:v',
+    'main',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '128k',
+    '-ac',
+    '2',
+    '-movflags',
+    '+faststart',
+    '-f',
+    'mp4',
+    path,
   ]);
   return { path, contentType: 'video/mp4', extension: 'mp4' };
 }
@@ -100,7 +140,10 @@ export async function transcodeVideo(ffmpegPath: string, inputPath: string, dir:
 /** Runs ffmpeg (at most `timeoutMs`); a non-zero exit is a `ConversionError` carrying ffmpeg's last words. */
 function runFfmpeg(ffmpegPath: string, args: string[], timeoutMs = 10 * 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'], timeout: timeoutMs });
+    const child = spawn(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: timeoutMs,
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2000);

@@ -32,13 +32,19 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ service: PermissionSe
 
   app.get(
     '/me',
-    { config: { auth: 'jwt' }, schema: { tags: ['permissions'], summary: "The caller's effective permissions", querystring: MeQuery, response: { 200: MeResponse } } },
+    {
+      config: { auth: 'jwt' },
+      schema: { tags: ['permissions'], summary: "The caller's effective permissions", querystring: MeQuery, response: { 200: MeResponse } },
+    },
     async (request) => service.me(principalOf(request), request.query.explain === true),
   );
 
   app.get(
     '',
-    { config: { auth: 'permissions.catalog.view' }, schema: { tags: ['permissions'], summary: 'Stored permission records', response: { 200: PermissionListResponse } } },
+    {
+      config: { auth: 'permissions.catalog.view' },
+      schema: { tags: ['permissions'], summary: 'Stored permission records', response: { 200: PermissionListResponse } },
+    },
     async () => service.list(),
   );
 };

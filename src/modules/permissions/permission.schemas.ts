@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { PERMISSIONS, PERMISSION_MODULES } from '../../platform/permissions/catalog.js';
+import { NullableObject } from '../../platform/http/schema-types.js';
 
-export const PermissionItem = Type.Object({
+const PermissionItem = Type.Object({
   code: Type.String(),
   module: Type.String(),
   label: Type.String(),
@@ -28,10 +29,7 @@ const GrantReason = Type.Union([
 // Spelled out from the catalogue (not a free-form record) so clients see every key and serialization stays fast.
 const CapabilitiesSchema = Type.Object(
   Object.fromEntries(
-    PERMISSION_MODULES.map((m) => [
-      m.key,
-      Type.Object(Object.fromEntries(PERMISSIONS.filter((p) => p.module === m.key).map((p) => [p.code, Type.Boolean()]))),
-    ]),
+    PERMISSION_MODULES.map((m) => [m.key, Type.Object(Object.fromEntries(PERMISSIONS.filter((p) => p.module === m.key).map((p) => [p.code, Type.Boolean()])))]),
   ),
   { description: 'Every catalogue code by module key, true when held' },
 );
@@ -42,10 +40,8 @@ export const MeResponse = Type.Object({
   entity_id: Type.Integer(),
   employee_id: Type.Integer(),
   super_admin: Type.Boolean(),
-  role: Type.Union([
-    Type.Object({ id: Type.Integer(), name: Type.String(), source: Type.String(), subscription_id: Type.Integer() }),
-    Type.Null(),
-  ]),
+  // A type list, not an anyOf union: the compiled serializer then writes it without trying each branch.
+  role: NullableObject(Type.Object({ id: Type.Integer(), name: Type.String(), source: Type.String(), subscription_id: Type.Integer() })),
   permissions: Type.Array(Type.String(), { description: 'Effective codes, sorted' }),
   capabilities: CapabilitiesSchema,
   explain: Type.Optional(

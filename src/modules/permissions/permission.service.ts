@@ -5,7 +5,7 @@
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { PERMISSIONS, PERMISSION_MODULES, SCHEMA_VERSION } from '../../platform/permissions/catalog.js';
-import type { GrantReason } from '../../platform/permissions/resolve.js';
+import type { GrantReason, Resolution } from '../../platform/permissions/resolve.js';
 import type { MeResponse, PermissionListResponse, PermissionSchemaResponse } from './permission.schemas.js';
 import { listPermissionRecords } from './permission.repository.js';
 
@@ -18,6 +18,30 @@ const SCHEMA: PermissionSchemaResponse = {
   })),
 };
 
+/** What `me` answers that depends only on the resolution: computed once per resolution (shared by the authenticator). */
+type ResolvedPart = Pick<MeResponse, 'super_admin' | 'role' | 'permissions' | 'capabilities'>;
+const resolvedParts = new WeakMap<Resolution, ResolvedPart>();
+
+function resolvedPartOf(resolution: Resolution): ResolvedPart {
+  let part = resolvedParts.get(resolution);
+  if (part === undefined) {
+    const permissions = resolution.codes;
+    const capabilities: Record<string, Record<string, boolean>> = {};
+    for (const p of PERMISSIONS) (capabilities[p.module] ??= {})[p.code] = permissions.has(p.code);
+    const effective = resolution.effective;
+    part = {
+      super_admin: resolution.superAdmin,
+      role: effective
+        ? { id: effective.roleId, name: effective.roleName, source: resolution.roleSource ?? 'employee', subscription_id: effective.subscriptionId }
+        : null,
+      permissions: [...permissions].sort(),
+      capabilities,
+    };
+    resolvedParts.set(resolution, part);
+  }
+  return part;
+}
+
 export function createPermissionService(deps: { db: Db }) {
   return {
     schema(): PermissionSchemaResponse {
@@ -25,21 +49,13 @@ export function createPermissionService(deps: { db: Db }) {
     },
 
     me(principal: Principal, explain: boolean): MeResponse {
-      const { resolution, permissions } = principal;
-      const capabilities: Record<string, Record<string, boolean>> = {};
-      for (const p of PERMISSIONS) (capabilities[p.module] ??= {})[p.code] = permissions.has(p.code);
-      const effective = resolution.effective;
+      const { resolution } = principal;
       const response: MeResponse = {
         schemaVersion: SCHEMA_VERSION,
         user_id: principal.userId,
         entity_id: principal.entityId,
         employee_id: principal.employeeId,
-        super_admin: resolution.superAdmin,
-        role: effective
-          ? { id: effective.roleId, name: effective.roleName, source: resolution.roleSource ?? 'employee', subscription_id: effective.subscriptionId }
-          : null,
-        permissions: [...permissions].sort(),
-        capabilities: capabilities,
+        ...resolvedPartOf(resolution),
       };
       if (explain) {
         response.explain = {

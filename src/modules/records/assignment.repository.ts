@@ -37,7 +37,10 @@ export async function listGroupAssignments(db: Db, entityId: number, f: PageRequ
 
 /** Ids among `groupIds` that are the entity's groups. */
 export async function existingGroupIds(db: Db, entityId: number, groupIds: number[]): Promise<number[]> {
-  const rows = await db.select({ id: crmGroup.id }).from(crmGroup).where(and(eq(crmGroup.entityId, entityId), inArray(crmGroup.id, groupIds)));
+  const rows = await db
+    .select({ id: crmGroup.id })
+    .from(crmGroup)
+    .where(and(eq(crmGroup.entityId, entityId), inArray(crmGroup.id, groupIds)));
   return rows.map((r) => r.id);
 }
 
@@ -68,7 +71,10 @@ export async function groupAssignmentsOf(db: Db, entityId: number, employeeId: n
 /** Deletes the assignment and refreshes the stored sellers of its group's leads, in one transaction. */
 export async function deleteGroupAssignment(db: Db, entityId: number, id: number): Promise<GroupAssignmentRow | undefined> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.delete(groupAssignment).where(and(eq(groupAssignment.entityId, entityId), eq(groupAssignment.id, id))).returning();
+    const [row] = await tx
+      .delete(groupAssignment)
+      .where(and(eq(groupAssignment.entityId, entityId), eq(groupAssignment.id, id)))
+      .returning();
     if (row) await refreshLeadSellers(tx, entityId, { groupIds: [row.groupId] });
     return row;
   });
@@ -96,7 +102,10 @@ export async function upsertLeadAssignment(db: Db, entityId: number, leadId: num
 /** Deletes the assignment and refreshes the lead's stored sellers, in one transaction. */
 export async function deleteLeadAssignment(db: Db, entityId: number, id: number): Promise<LeadAssignmentRow | undefined> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.delete(leadAssignment).where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.id, id))).returning();
+    const [row] = await tx
+      .delete(leadAssignment)
+      .where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.id, id)))
+      .returning();
     if (row) await refreshLeadSellers(tx, entityId, { leadIds: [row.leadId] });
     return row;
   });
@@ -105,5 +114,8 @@ export async function deleteLeadAssignment(db: Db, entityId: number, id: number)
 /** Leads (id, group) of the given groups, for per-lead events of a group assignment change. */
 export async function leadsOfGroups(db: Db, entityId: number, groupIds: number[]): Promise<{ id: number; groupId: number }[]> {
   if (groupIds.length === 0) return [];
-  return db.select({ id: lead.id, groupId: lead.groupId }).from(lead).where(and(eq(lead.entityId, entityId), inArray(lead.groupId, groupIds)));
+  return db
+    .select({ id: lead.id, groupId: lead.groupId })
+    .from(lead)
+    .where(and(eq(lead.entityId, entityId), inArray(lead.groupId, groupIds)));
 }

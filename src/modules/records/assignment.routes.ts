@@ -1,5 +1,7 @@
+import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import { permissionDenied } from '../../platform/errors.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -17,11 +19,14 @@ import {
 import type { AssignmentService } from './assignment.service.js';
 
 /** Group assignments are managed with group_assignments.manage or, from the cartera, cartera.seller_assignment. */
-function groupAssigner(request: FastifyRequest): Principal {
-  const caller = principalOf(request);
+function assertGroupAssigner(caller: Principal): void {
   if (!caller.permissions.has('group_assignments.manage') && !caller.permissions.has('cartera.seller_assignment')) {
     throw permissionDenied('group_assignments.manage');
   }
+}
+function groupAssigner(request: FastifyRequest): Principal {
+  const caller = principalOf(request);
+  assertGroupAssigner(caller);
   return caller;
 }
 
@@ -30,14 +35,22 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<{ service: AssignmentSe
   const tags = ['records'];
   app.get(
     '/lead-assignments',
-    { config: { auth: 'leads.view' }, schema: { tags, summary: 'List direct lead assignments', querystring: LeadAssignmentListQuery, response: { 200: LeadAssignmentListResponse } } },
+    {
+      config: { auth: 'leads.view' },
+      schema: { tags, summary: 'List direct lead assignments', querystring: LeadAssignmentListQuery, response: { 200: LeadAssignmentListResponse } },
+    },
     async (request) => service.listLeadAssignments(principalOf(request), request.query),
   );
   app.post(
     '/lead-assignments',
     {
       config: { auth: 'lead_assignments.manage' },
-      schema: { tags, summary: 'Assign a seller to a lead (idempotent: 200 when it exists)', body: CreateLeadAssignmentBody, response: { 200: LeadAssignmentResponse, 201: LeadAssignmentResponse } },
+      schema: {
+        tags,
+        summary: 'Assign a seller to a lead (idempotent: 200 when it exists)',
+        body: CreateLeadAssignmentBody,
+        response: { 200: LeadAssignmentResponse, 201: LeadAssignmentResponse },
+      },
     },
     async (request, reply) => {
       const { assignment, created } = await service.assignLead(principalOf(request), request.body);
@@ -54,30 +67,43 @@ export const assignmentRoutes: FastifyPluginAsyncTypebox<{ service: AssignmentSe
   );
   app.get(
     '/group-assignments',
-    { config: { auth: 'groups.view' }, schema: { tags, summary: 'List group assignments', querystring: GroupAssignmentListQuery, response: { 200: GroupAssignmentListResponse } } },
+    {
+      config: { auth: 'groups.view' },
+      schema: { tags, summary: 'List group assignments', querystring: GroupAssignmentListQuery, response: { 200: GroupAssignmentListResponse } },
+    },
     async (request) => service.listGroupAssignments(principalOf(request), request.query),
   );
   app.post(
     '/group-assignments',
     {
-      config: { auth: 'jwt' },
-      // Checked before body validation so a caller without either code learns nothing about the payload.
-      preValidation: async (request) => void groupAssigner(request),
+      // Checked by the guard before validation so a caller without either code learns nothing about the payload.
+      config: { auth: 'jwt', authorize: assertGroupAssigner },
       schema: {
         tags,
         summary: 'Assign a seller to several groups (idempotent); requires group_assignments.manage or cartera.seller_assignment',
         body: AssignGroupsBody,
-        response: { 200: AssignGroupsResponse },
+        response: { 200: AssignGroupsResponse, 403: problemResponse('`permission_denied`: neither group_assignments.manage nor cartera.seller_assignment') },
       },
     },
     async (request) => service.assignGroups(groupAssigner(request), request.body),
   );
   app.delete(
     '/group-assignments/:id',
-    { config: { auth: 'jwt' }, preValidation: async (request) => void groupAssigner(request), schema: { tags, summary: 'Remove a group assignment', params: IdParams } },
+    {
+      config: { auth: 'jwt', authorize: assertGroupAssigner },
+      schema: {
+        tags,
+        summary: 'Remove a group assignment',
+        params: IdParams,
+        response: {
+          204: Type.Null({ description: 'Removed; no body' }),
+          403: problemResponse('`permission_denied`: neither group_assignments.manage nor cartera.seller_assignment'),
+        },
+      },
+    },
     async (request, reply) => {
       await service.unassignGroup(groupAssigner(request), request.params.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -35,10 +35,7 @@ export const GroupAssignmentListQuery = Type.Object({
 });
 export type GroupAssignmentListQuery = Static<typeof GroupAssignmentListQuery>;
 
-export const CreateLeadAssignmentBody = Type.Object(
-  { lead_id: Id, employee_id: Id },
-  { additionalProperties: false },
-);
+export const CreateLeadAssignmentBody = Type.Object({ lead_id: Id, employee_id: Id }, { additionalProperties: false });
 export type CreateLeadAssignmentBody = Static<typeof CreateLeadAssignmentBody>;
 
 export const AssignGroupsBody = Type.Object(

@@ -4,7 +4,7 @@
  * (durable consumers such as workflows get a job; in-process subscribers hear it after the commit), once per
  * affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
  */
-import { transaction } from '../../platform/queue/transaction.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -35,13 +35,13 @@ import type {
 } from './assignment.schemas.js';
 import { findLead } from './lead.repository.js';
 
-export const toLeadAssignmentResponse = (r: LeadAssignmentRow): LeadAssignmentResponse => ({
+const toLeadAssignmentResponse = (r: LeadAssignmentRow): LeadAssignmentResponse => ({
   id: r.id,
   lead_id: r.leadId,
   employee_id: r.employeeId,
   created_at: r.createdAt.toISOString(),
 });
-export const toGroupAssignmentResponse = (r: GroupAssignmentRow): GroupAssignmentResponse => ({
+const toGroupAssignmentResponse = (r: GroupAssignmentRow): GroupAssignmentResponse => ({
   id: r.id,
   group_id: r.groupId,
   employee_id: r.employeeId,
@@ -56,7 +56,15 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
   async function publishForGroups(tx: Db, name: 'lead.assigned' | 'lead.unassigned', caller: Principal, employeeId: number, groupIds: number[]) {
     const occurredAt = new Date().toISOString();
     for (const l of await leadsOfGroups(tx, caller.entityId, groupIds)) {
-      await events.publishInTransaction(tx, name, { entityId: caller.entityId, leadId: l.id, groupId: l.groupId, employeeId, via: 'group', changedByEmployeeId: caller.employeeId, occurredAt });
+      changeEventsOf(tx).domainEvent(name, {
+        entityId: caller.entityId,
+        leadId: l.id,
+        groupId: l.groupId,
+        employeeId,
+        via: 'group',
+        changedByEmployeeId: caller.employeeId,
+        occurredAt,
+      });
     }
   }
 
@@ -78,39 +86,47 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
       const target = await findLead(db, caller.entityId, body.lead_id);
       if (!target) throw validationFailed([{ field: '/body/lead_id', message: `lead ${body.lead_id} not found` }]);
       await assertSeller(caller.entityId, body.employee_id);
-      const { row, created } = await transaction(db, async (tx) => {
-        const upserted = await upsertLeadAssignment(tx, caller.entityId, target.id, body.employee_id);
-        if (upserted.created) {
-          await events.publishInTransaction(tx, 'lead.assigned', {
-            entityId: caller.entityId,
-            leadId: target.id,
-            groupId: target.groupId,
-            employeeId: upserted.row.employeeId,
-            via: 'lead',
-            changedByEmployeeId: caller.employeeId,
-            occurredAt: upserted.row.createdAt.toISOString(),
-          });
-        }
-        return upserted;
-      });
+      const { row, created } = await transaction(
+        db,
+        async (tx) => {
+          const upserted = await upsertLeadAssignment(tx, caller.entityId, target.id, body.employee_id);
+          if (upserted.created) {
+            changeEventsOf(tx).domainEvent('lead.assigned', {
+              entityId: caller.entityId,
+              leadId: target.id,
+              groupId: target.groupId,
+              employeeId: upserted.row.employeeId,
+              via: 'lead',
+              changedByEmployeeId: caller.employeeId,
+              occurredAt: upserted.row.createdAt.toISOString(),
+            });
+          }
+          return upserted;
+        },
+        { events },
+      );
       return { assignment: toLeadAssignmentResponse(row), created };
     },
 
     async unassignLead(caller: Principal, id: number): Promise<void> {
-      await transaction(db, async (tx) => {
-        const row = await deleteLeadAssignment(tx, caller.entityId, id);
-        if (!row) throw notFound('lead_assignment', id);
-        const target = await findLead(tx, caller.entityId, row.leadId);
-        await events.publishInTransaction(tx, 'lead.unassigned', {
-          entityId: caller.entityId,
-          leadId: row.leadId,
-          groupId: target?.groupId ?? 0,
-          employeeId: row.employeeId,
-          via: 'lead',
-          changedByEmployeeId: caller.employeeId,
-          occurredAt: new Date().toISOString(),
-        });
-      });
+      await transaction(
+        db,
+        async (tx) => {
+          const row = await deleteLeadAssignment(tx, caller.entityId, id);
+          if (!row) throw notFound('lead_assignment', id);
+          const target = await findLead(tx, caller.entityId, row.leadId);
+          changeEventsOf(tx).domainEvent('lead.unassigned', {
+            entityId: caller.entityId,
+            leadId: row.leadId,
+            groupId: target?.groupId ?? 0,
+            employeeId: row.employeeId,
+            via: 'lead',
+            changedByEmployeeId: caller.employeeId,
+            occurredAt: new Date().toISOString(),
+          });
+        },
+        { events },
+      );
     },
 
     /**
@@ -122,25 +138,37 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
       const known = new Set(await existingGroupIds(db, caller.entityId, body.group_ids));
       const missing = body.group_ids.filter((id) => !known.has(id));
       if (missing.length > 0) {
-        throw validationFailed(
-          missing.map((id) => ({ field: `/body/group_ids/${body.group_ids.indexOf(id)}`, message: `group ${id} not found` })),
-        );
+        throw validationFailed(missing.map((id) => ({ field: `/body/group_ids/${body.group_ids.indexOf(id)}`, message: `group ${id} not found` })));
       }
-      const created = await transaction(db, async (tx) => {
-        const inserted = await insertGroupAssignments(tx, caller.entityId, body.employee_id, body.group_ids);
-        await publishForGroups(tx, 'lead.assigned', caller, body.employee_id, inserted.map((r) => r.groupId));
-        return inserted;
-      });
+      const created = await transaction(
+        db,
+        async (tx) => {
+          const inserted = await insertGroupAssignments(tx, caller.entityId, body.employee_id, body.group_ids);
+          await publishForGroups(
+            tx,
+            'lead.assigned',
+            caller,
+            body.employee_id,
+            inserted.map((r) => r.groupId),
+          );
+          return inserted;
+        },
+        { events },
+      );
       const all = await groupAssignmentsOf(db, caller.entityId, body.employee_id, body.group_ids);
       return { data: all.map(toGroupAssignmentResponse), created: created.length };
     },
 
     async unassignGroup(caller: Principal, id: number): Promise<void> {
-      await transaction(db, async (tx) => {
-        const row = await deleteGroupAssignment(tx, caller.entityId, id);
-        if (!row) throw notFound('group_assignment', id);
-        await publishForGroups(tx, 'lead.unassigned', caller, row.employeeId, [row.groupId]);
-      });
+      await transaction(
+        db,
+        async (tx) => {
+          const row = await deleteGroupAssignment(tx, caller.entityId, id);
+          if (!row) throw notFound('group_assignment', id);
+          await publishForGroups(tx, 'lead.unassigned', caller, row.employeeId, [row.groupId]);
+        },
+        { events },
+      );
     },
   };
 }

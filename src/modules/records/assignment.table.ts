@@ -75,6 +75,8 @@ export const leadSeller = pgTable(
   (t) => [
     primaryKey({ name: 'lead_seller_pkey', columns: [t.leadId, t.employeeId, t.via] }),
     // The seller filters: an entity's leads whose effective sellers include one employee.
-    index('lead_seller_entity_id_employee_id_idx').on(t.entityId, t.employeeId, t.leadId).where(sql`${t.effective}`),
+    index('lead_seller_entity_id_employee_id_idx')
+      .on(t.entityId, t.employeeId, t.leadId)
+      .where(sql`${t.effective}`),
   ],
 );

@@ -5,10 +5,11 @@
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 
-export type ContactChannelType = 'phone' | 'whatsapp' | 'email' | 'instagram' | 'messenger';
+/** `web`: a website chat visitor (issue 32), learned from conversations only, as the web channel's chat id. */
+export type ContactChannelType = 'phone' | 'whatsapp' | 'email' | 'instagram' | 'messenger' | 'web';
 
 /** Country assumed for numbers written without an international prefix (the product's home market). */
-export const DEFAULT_PHONE_COUNTRY: CountryCode = 'GT';
+const DEFAULT_PHONE_COUNTRY: CountryCode = 'GT';
 
 /**
  * E.164 form of `raw` (`+50255551234`), or `undefined` when it is not a possible phone number. WhatsApp
@@ -18,8 +19,7 @@ export function normalizePhone(raw: string, defaultCountry: CountryCode = DEFAUL
   const trimmed = raw.trim();
   if (trimmed === '') return undefined;
   const digitsOnly = /^\d{11,15}$/.test(trimmed);
-  const parsed =
-    (digitsOnly ? parsePhoneNumberFromString(`+${trimmed}`) : undefined) ?? parsePhoneNumberFromString(trimmed, defaultCountry);
+  const parsed = (digitsOnly ? parsePhoneNumberFromString(`+${trimmed}`) : undefined) ?? parsePhoneNumberFromString(trimmed, defaultCountry);
   return parsed?.isPossible() ? parsed.number : undefined;
 }
 
@@ -37,7 +37,8 @@ export function normalizeChannelIdentifier(type: ContactChannelType, raw: string
       return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : undefined;
     }
     case 'instagram':
-    case 'messenger': {
+    case 'messenger':
+    case 'web': {
       const id = raw.trim();
       return id === '' || id.length > 200 ? undefined : id;
     }

@@ -1,15 +1,16 @@
 /**
  * Who is behind a channel identifier: finds the contact owning (entity, channel type, identifier) or
  * creates one with the group and lead the hierarchy needs (group > lead > contact), and reads the sellers
- * of a lead or group. Used by conversations (unknown senders) and form ingest. Callers publish
- * `contact.created` (records.events.ts) after their transaction commits.
+ * of a lead or group. Used by conversations (unknown senders) and form ingest. A contact created here
+ * publishes `lead.created` and `contact.created` (records.events.ts) through the caller's transaction,
+ * which must be opened with the event bus (`transaction(db, work, { events })`, platform/transactions).
  */
 import type { Db } from '../../db/client.js';
+import { changeEventsOf } from '../../platform/transactions/transaction.js';
+import { AppError } from '../../platform/errors.js';
 import { normalizeChannelIdentifier, type ContactChannelType } from './channel-identifier.js';
 import * as repo from './contact-identity.repository.js';
-import type { ContactCreatedEvent, LeadCreatedEvent } from './records.events.js';
-
-export type { ContactIdentity } from './contact-identity.repository.js';
+import type { ContactCreatedEvent } from './records.events.js';
 
 export interface ResolvedContact extends repo.ContactIdentity {
   /** True when this call created the contact (and its group and lead). */
@@ -19,16 +20,20 @@ export interface ResolvedContact extends repo.ContactIdentity {
 /**
  * Returns the contact of `identifier` in `entityId`, creating group, lead, contact and channel when none
  * exists. Safe under concurrency: the channel's unique key decides, inside a savepoint, so a losing
- * writer leaves nothing behind and reads the winner's contact. Throws when the identifier is invalid
- * for `type`.
+ * writer leaves nothing behind and reads the winner's contact. A created contact's events name `source`.
+ * Throws when the identifier is invalid for `type`.
  */
-export async function findOrCreateContact(
-  db: Db,
-  entityId: number,
-  input: { type: ContactChannelType; identifier: string; name: string | null; extraChannels?: { type: ContactChannelType; identifier: string }[] },
-): Promise<ResolvedContact> {
+export async function findOrCreateContact(db: Db, entityId: number, input: IdentityInput, source: ContactCreatedEvent['source']): Promise<ResolvedContact> {
+  const resolved = await resolveContact(db, entityId, input);
+  if (resolved.created) publishCreation(db, entityId, resolved, source);
+  return resolved;
+}
+
+type IdentityInput = { type: ContactChannelType; identifier: string; name: string | null; extraChannels?: { type: ContactChannelType; identifier: string }[] };
+
+async function resolveContact(db: Db, entityId: number, input: IdentityInput): Promise<ResolvedContact> {
   const identifier = normalizeChannelIdentifier(input.type, input.identifier);
-  if (identifier === undefined) throw new Error(`Invalid ${input.type} identifier`);
+  if (identifier === undefined) throw invalidIdentifier(input.type, input.identifier);
   const existing = await repo.findContactByChannel(db, entityId, input.type, identifier);
   if (existing) return { ...existing, created: false };
   const name = input.name?.trim() || identifier;
@@ -54,6 +59,18 @@ export async function findOrCreateContact(
 
 class LostRace extends Error {}
 
+/**
+ * 422 `invalid_channel_identifier`: `identifier` can never name a contact on `type` (a WhatsApp sender id
+ * that is not a phone number's digits). A queue or the webhook inbox dead-letters it at once with this reason.
+ */
+function invalidIdentifier(type: ContactChannelType, identifier: string): AppError {
+  const shown = JSON.stringify(identifier.length > 64 ? `${identifier.slice(0, 64)}…` : identifier);
+  const expected = type === 'whatsapp' || type === 'phone' ? ': the sender must be a phone number in digits (international format)' : '';
+  return new AppError(422, 'invalid_channel_identifier', 'Invalid channel identifier', `Invalid ${type} identifier ${shown}${expected}`, {
+    channel_type: type,
+  });
+}
+
 /** The lead's phone for a new contact reached on `type`: the identifier itself for phone channels. */
 const phoneOf = (type: ContactChannelType, identifier: string): string | null => (type === 'whatsapp' || type === 'phone' ? identifier : null);
 
@@ -70,12 +87,12 @@ export interface ContactInput {
  * insert inside a savepoint): for the inbound webhook's batches. Returns a result per index of `inputs`;
  * inputs naming one channel share one contact, created once. When another writer created one of the
  * channels meanwhile, the savepoint is rolled back and every input is resolved one by one instead.
- * Throws when an identifier is invalid for its type.
+ * Created contacts' events name `source`. Throws when an identifier is invalid for its type.
  */
-export async function findOrCreateContacts(db: Db, inputs: ContactInput[]): Promise<ResolvedContact[]> {
+export async function findOrCreateContacts(db: Db, inputs: ContactInput[], source: ContactCreatedEvent['source']): Promise<ResolvedContact[]> {
   const keys = inputs.map((input) => {
     const identifier = normalizeChannelIdentifier(input.type, input.identifier);
-    if (identifier === undefined) throw new Error(`Invalid ${input.type} identifier`);
+    if (identifier === undefined) throw invalidIdentifier(input.type, input.identifier);
     return { entityId: input.entityId, type: input.type, identifier, name: input.name?.trim() || identifier };
   });
   const keyOf = (k: repo.ChannelKey) => `${k.entityId}:${k.type}:${k.identifier}`;
@@ -90,14 +107,17 @@ export async function findOrCreateContacts(db: Db, inputs: ContactInput[]): Prom
   if (missing.length > 0) {
     try {
       const created = await db.transaction(async (sp) => {
-        const ids = await repo.insertContactsWithChannels(sp, missing.map((k) => ({ ...k, phone: phoneOf(k.type, k.identifier) })));
+        const ids = await repo.insertContactsWithChannels(
+          sp,
+          missing.map((k) => ({ ...k, phone: phoneOf(k.type, k.identifier) })),
+        );
         if (!ids) throw new LostRace();
         return ids;
       });
       missing.forEach((k, i) => byKey.set(keyOf(k), { ...created[i]!, created: true }));
     } catch (err) {
       if (!(err instanceof LostRace)) throw err;
-      for (const k of missing) byKey.set(keyOf(k), await findOrCreateContact(db, k.entityId, { type: k.type, identifier: k.identifier, name: k.name }));
+      for (const k of missing) byKey.set(keyOf(k), await resolveContact(db, k.entityId, { type: k.type, identifier: k.identifier, name: k.name }));
     }
   }
   // A shared channel's contact is reported created to its first input only, so creation events go out once.
@@ -106,7 +126,9 @@ export async function findOrCreateContacts(db: Db, inputs: ContactInput[]): Prom
     const r = byKey.get(keyOf(k))!;
     const first = !reported.has(keyOf(k));
     reported.add(keyOf(k));
-    return { ...r, created: r.created && first };
+    const created = r.created && first;
+    if (created) publishCreation(db, k.entityId, r, source);
+    return { ...r, created };
   });
 }
 
@@ -116,11 +138,18 @@ export async function sellersOf(db: Db, entityId: number, ids: { leadId: number;
   return [...new Set([...leadSellers, ...groupSellers])];
 }
 
-/** The `contact.created` and `lead.created` payloads for a contact created by the system. */
-export function creationEvents(entityId: number, ids: repo.ContactIdentity, source: ContactCreatedEvent['source']): { contact: ContactCreatedEvent; lead: LeadCreatedEvent } {
+/** `lead.created`, then `contact.created`, for a contact the system created, through the transaction `db`. */
+function publishCreation(db: Db, entityId: number, ids: repo.ContactIdentity, source: ContactCreatedEvent['source']): void {
   const occurredAt = new Date().toISOString();
-  return {
-    contact: { entityId, contactId: ids.contactId, leadId: ids.leadId, groupId: ids.groupId, createdByEmployeeId: null, source, occurredAt },
-    lead: { entityId, leadId: ids.leadId, groupId: ids.groupId, createdByEmployeeId: null, occurredAt },
-  };
+  const events = changeEventsOf(db);
+  events.domainEvent('lead.created', { entityId, leadId: ids.leadId, groupId: ids.groupId, createdByEmployeeId: null, occurredAt });
+  events.domainEvent('contact.created', {
+    entityId,
+    contactId: ids.contactId,
+    leadId: ids.leadId,
+    groupId: ids.groupId,
+    createdByEmployeeId: null,
+    source,
+    occurredAt,
+  });
 }

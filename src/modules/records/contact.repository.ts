@@ -1,10 +1,12 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { runShapedIn } from '../../db/statement.js';
+import { CONTACT_VIEWS } from './contact.sql.js';
 import type { PageRequest } from '../../platform/http/pagination.js';
 import type { ContactChannelType } from './channel-identifier.js';
 import { contact, contactChannel } from './contact.table.js';
 
-export interface ContactChannelRow {
+interface ContactChannelRow {
   id: number;
   type: ContactChannelType;
   identifier: string;
@@ -36,20 +38,15 @@ export interface ContactFilter extends PageRequest {
  * cheapest read): channels are aggregated per row, the count comes from the window `count(*) over ()`.
  */
 export async function selectContactViews(db: Db, entityId: number, f: ContactFilter): Promise<ContactView[]> {
-  const conditions: SQL[] = [sql`c.entity_id = ${entityId}`];
-  if (f.groupId !== undefined) conditions.push(sql`c.group_id = ${f.groupId}`);
-  if (f.leadId !== undefined) conditions.push(sql`c.lead_id = ${f.leadId}`);
-  if (f.id !== undefined) conditions.push(sql`c.id = ${f.id}`);
-  return queryRows<ContactView>(
-    db,
-    sql`select c.id, c.group_id, c.lead_id, c.name, c.created_at, c.updated_at,
-      coalesce((select json_agg(json_build_object('id', ch.id, 'type', ch.type, 'identifier', ch.identifier, 'label', ch.label, 'is_manual', ch.is_manual) order by ch.id)
-        from contact_channel ch where ch.contact_id = c.id), '[]'::json) as channels,
-      coalesce((select v.value_count from custom_field_value_count v where v.entity_id = c.entity_id and v.record_type = 'contact' and v.record_id = c.id), 0) as custom_field_values_count,
-      (count(*) over ())::int as total
-    from contact c where ${sql.join(conditions, sql` and `)}
-    order by c.id limit ${f.limit} offset ${f.offset}`,
-  );
+  const shape = { group: f.groupId !== undefined, lead: f.leadId !== undefined, id: f.id !== undefined };
+  return runShapedIn<ContactView, typeof shape>(db, CONTACT_VIEWS, shape, {
+    entityId,
+    groupId: f.groupId,
+    leadId: f.leadId,
+    id: f.id,
+    limit: f.limit,
+    offset: f.offset,
+  });
 }
 
 /** Counts matching contacts; only needed when a page past the end comes back empty. */
@@ -68,12 +65,18 @@ export async function countContacts(db: Db, entityId: number, f: ContactFilter):
 }
 
 export async function findContactRow(db: Db, entityId: number, id: number) {
-  const rows = await db.select().from(contact).where(and(eq(contact.entityId, entityId), eq(contact.id, id)));
+  const rows = await db
+    .select()
+    .from(contact)
+    .where(and(eq(contact.entityId, entityId), eq(contact.id, id)));
   return rows[0];
 }
 
 export async function insertContact(db: Db, entityId: number, values: { groupId: number; leadId: number; name: string }) {
-  const rows = await db.insert(contact).values({ ...values, entityId }).returning();
+  const rows = await db
+    .insert(contact)
+    .values({ ...values, entityId })
+    .returning();
   return rows[0]!;
 }
 
@@ -102,9 +105,7 @@ export async function findChannelHolders(db: Db, entityId: number, channels: { t
 }
 
 export async function deleteManualChannels(db: Db, entityId: number, contactId: number): Promise<void> {
-  await db
-    .delete(contactChannel)
-    .where(and(eq(contactChannel.entityId, entityId), eq(contactChannel.contactId, contactId), eq(contactChannel.isManual, true)));
+  await db.delete(contactChannel).where(and(eq(contactChannel.entityId, entityId), eq(contactChannel.contactId, contactId), eq(contactChannel.isManual, true)));
 }
 
 export async function insertManualChannels(

@@ -1,3 +1,4 @@
+import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import { IdParams } from '../../platform/http/ids.js';
@@ -22,7 +23,15 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ service: ContactService 
   );
   app.post(
     '/contacts',
-    { config: { auth: 'contacts.create' }, schema: { tags, summary: 'Create a contact of a lead', body: CreateContactBody, response: { 201: ContactResponse } } },
+    {
+      config: { auth: 'contacts.create' },
+      schema: {
+        tags,
+        summary: 'Create a contact of a lead',
+        body: CreateContactBody,
+        response: { 201: ContactResponse, 409: problemResponse('`channel_taken`: a channel of the contact already belongs to another contact') },
+      },
+    },
     async (request, reply) => reply.code(201).send(await service.create(principalOf(request), request.body)),
   );
   app.patch(

@@ -2,14 +2,16 @@ import { Type, type Static } from 'typebox';
 import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 
-export const ChannelType = Type.Union(
-  [Type.Literal('phone'), Type.Literal('whatsapp'), Type.Literal('email'), Type.Literal('instagram'), Type.Literal('messenger')],
-  { description: 'phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id' },
-);
+const ChannelType = Type.Union([Type.Literal('phone'), Type.Literal('whatsapp'), Type.Literal('email'), Type.Literal('instagram'), Type.Literal('messenger')], {
+  description: 'phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id',
+});
 
-export const ContactChannelResponse = Type.Object({
+/** A learned channel may also be `web`: a website chat visitor's id (issue 32), never typed by a user. */
+const LearnedChannelType = Type.Union([ChannelType, Type.Literal('web')], { description: 'as ChannelType; web: a website chat visitor id' });
+
+const ContactChannelResponse = Type.Object({
   id: Type.Integer(),
-  type: ChannelType,
+  type: LearnedChannelType,
   identifier: Type.String({ description: 'Normalized identifier' }),
   label: Type.Union([Type.String(), Type.Null()]),
   is_manual: Type.Boolean({ description: 'true: typed by a user (editable through manual_channels); false: learned from a conversation' }),

@@ -4,7 +4,7 @@
  * replaced as a set by `manual_channels` on PATCH; those learned from conversations are kept. An
  * identifier is unique per entity and type, so a channel held by another contact is a 409.
  */
-import { transaction } from '../../platform/queue/transaction.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -29,7 +29,7 @@ import { isUniqueViolation } from '../../db/db-errors.js';
 
 const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
 
-export function toContactResponse(v: ContactView): ContactResponse {
+function toContactResponse(v: ContactView): ContactResponse {
   return {
     id: v.id,
     group_id: v.group_id,
@@ -50,7 +50,7 @@ interface NormalizedChannel {
 }
 
 /** Normalizes channel inputs (400 naming each invalid one) and drops duplicates within the request. */
-export function normalizeChannels(inputs: ChannelInput[], path: string): NormalizedChannel[] {
+function normalizeChannels(inputs: ChannelInput[], path: string): NormalizedChannel[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   const out: NormalizedChannel[] = [];
@@ -115,20 +115,24 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
       await assertChannelsFree(caller.entityId, channels);
       let row;
       try {
-        row = await transaction(db, async (tx) => {
-          const created = await insertContact(tx, caller.entityId, { groupId: parent.groupId, leadId: parent.id, name: body.name.trim() });
-          await insertManualChannels(tx, caller.entityId, created.id, channels);
-          await events.publishInTransaction(tx, 'contact.created', {
-            entityId: caller.entityId,
-            contactId: created.id,
-            leadId: created.leadId,
-            groupId: created.groupId,
-            createdByEmployeeId: caller.employeeId,
-            source: 'api',
-            occurredAt: created.createdAt.toISOString(),
-          });
-          return created;
-        });
+        row = await transaction(
+          db,
+          async (tx) => {
+            const created = await insertContact(tx, caller.entityId, { groupId: parent.groupId, leadId: parent.id, name: body.name.trim() });
+            await insertManualChannels(tx, caller.entityId, created.id, channels);
+            changeEventsOf(tx).domainEvent('contact.created', {
+              entityId: caller.entityId,
+              contactId: created.id,
+              leadId: created.leadId,
+              groupId: created.groupId,
+              createdByEmployeeId: caller.employeeId,
+              source: 'api',
+              occurredAt: created.createdAt.toISOString(),
+            });
+            return created;
+          },
+          { events },
+        );
       } catch (err) {
         if (isUniqueViolation(err)) throw channelTaken({ type: 'channel', identifier: 'identifier' });
         throw err;

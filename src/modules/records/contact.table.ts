@@ -22,7 +22,7 @@ export const contact = pgTable(
   (t) => [index('contact_entity_id_group_id_idx').on(t.entityId, t.groupId), index('contact_entity_id_lead_id_idx').on(t.entityId, t.leadId)],
 );
 
-export const contactChannelType = pgEnum('contact_channel_type', ['phone', 'whatsapp', 'email', 'instagram', 'messenger']);
+export const contactChannelType = pgEnum('contact_channel_type', ['phone', 'whatsapp', 'email', 'instagram', 'messenger', 'web']);
 
 /**
  * One way of reaching a contact. `identifier` is normalized (E.164 phone, lower-cased e-mail, platform

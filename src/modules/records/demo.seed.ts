@@ -17,20 +17,43 @@ const ENTITY1 = [
   {
     group: 'Familia López',
     leads: [
-      { name: 'Ana López', erpId: 'C-1001', email: 'ana.lopez@example.com', phone: '+50255501001', contacts: [{ name: 'Ana López', phone: '+50255501001', email: 'ana.lopez@example.com' }] },
+      {
+        name: 'Ana López',
+        erpId: 'C-1001',
+        email: 'ana.lopez@example.com',
+        phone: '+50255501001',
+        contacts: [{ name: 'Ana López', phone: '+50255501001', email: 'ana.lopez@example.com' }],
+      },
       { name: 'Carlos López', erpId: null, email: null, phone: '+50255501002', contacts: [{ name: 'Carlos López', phone: '+50255501002', email: null }] },
     ],
   },
   {
     group: 'Comercial Hernández',
     leads: [
-      { name: 'Comercial Hernández (central)', erpId: 'C-1002', email: 'compras@hernandez.example.com', phone: '+50222201000', contacts: [{ name: 'María Hernández', phone: '+50255502001', email: 'maria@hernandez.example.com' }, { name: 'Luis Pérez', phone: '+50255502002', email: null }] },
+      {
+        name: 'Comercial Hernández (central)',
+        erpId: 'C-1002',
+        email: 'compras@hernandez.example.com',
+        phone: '+50222201000',
+        contacts: [
+          { name: 'María Hernández', phone: '+50255502001', email: 'maria@hernandez.example.com' },
+          { name: 'Luis Pérez', phone: '+50255502002', email: null },
+        ],
+      },
       { name: 'Comercial Hernández (Xela)', erpId: null, email: null, phone: null, contacts: [{ name: 'Sofía Ramírez', phone: '+50255502003', email: null }] },
     ],
   },
   {
     group: 'Distribuidora Maya',
-    leads: [{ name: 'Distribuidora Maya', erpId: 'C-1003', email: 'ventas@maya.example.com', phone: '+50223301000', contacts: [{ name: 'Jorge Maya', phone: '+50255503001', email: 'jorge@maya.example.com' }] }],
+    leads: [
+      {
+        name: 'Distribuidora Maya',
+        erpId: 'C-1003',
+        email: 'ventas@maya.example.com',
+        phone: '+50223301000',
+        contacts: [{ name: 'Jorge Maya', phone: '+50255503001', email: 'jorge@maya.example.com' }],
+      },
+    ],
   },
   { group: 'Tienda El Sol', leads: [{ name: 'Tienda El Sol', erpId: null, email: null, phone: '+50255504000', contacts: [] }] },
 ];

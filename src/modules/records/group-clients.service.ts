@@ -16,7 +16,11 @@ export interface GroupClient {
 
 /** The group's clients, or `undefined` when the group does not exist in `entityId`. */
 export async function listGroupClients(db: Db, entityId: number, groupId: number): Promise<GroupClient[] | undefined> {
-  const [group] = await db.select({ id: crmGroup.id }).from(crmGroup).where(and(eq(crmGroup.entityId, entityId), eq(crmGroup.id, groupId))).limit(1);
+  const [group] = await db
+    .select({ id: crmGroup.id })
+    .from(crmGroup)
+    .where(and(eq(crmGroup.entityId, entityId), eq(crmGroup.id, groupId)))
+    .limit(1);
   if (!group) return undefined;
   const rows = await db
     .select({ leadId: lead.id, name: lead.name, erpId: lead.erpId })

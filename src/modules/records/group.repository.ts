@@ -19,7 +19,10 @@ export async function listGroups(db: Db, entityId: number, filter: PageRequest &
 }
 
 export async function findGroup(db: Db, entityId: number, id: number): Promise<GroupRow | undefined> {
-  const rows = await db.select().from(crmGroup).where(and(eq(crmGroup.entityId, entityId), eq(crmGroup.id, id)));
+  const rows = await db
+    .select()
+    .from(crmGroup)
+    .where(and(eq(crmGroup.entityId, entityId), eq(crmGroup.id, id)));
   return rows[0];
 }
 

@@ -1,9 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdParams } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
-
-/** Re-exported for routes that still import it from here (entity channel accounts). */
-export { IdParams };
 
 export const GroupResponse = Type.Object({
   id: Type.Integer(),

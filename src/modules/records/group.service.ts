@@ -7,7 +7,7 @@ import type { Page } from '../../platform/http/pagination.js';
 import type { CreateGroupBody, GroupListQuery, GroupResponse, UpdateGroupBody } from './group.schemas.js';
 import { findGroup, insertGroup, listGroups, updateGroup, type GroupRow } from './group.repository.js';
 
-export function toGroupResponse(row: GroupRow): GroupResponse {
+function toGroupResponse(row: GroupRow): GroupResponse {
   return { id: row.id, name: row.name, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
 }
 

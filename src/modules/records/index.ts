@@ -19,16 +19,14 @@ import { createContactService } from './contact.service.js';
 import { createAssignmentService, type AssignmentService } from './assignment.service.js';
 
 export type { LeadService } from './lead.service.js';
-export { findOrCreateContact, findOrCreateContacts, sellersOf, creationEvents, type ContactIdentity, type ContactInput, type ResolvedContact } from './contact-identity.service.js';
+export { findOrCreateContact, findOrCreateContacts, sellersOf } from './contact-identity.service.js';
 export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
 export { createRecordLookup, createContactPlacement, createLeadPlacement } from './record-lookup.js';
-export { hasEffectiveSeller } from './seller-derivation.sql.js';
-export { rebuildLeadSellers } from './lead-seller.repository.js';
-export { seedRecordsDemo, type RecordsDemo } from './demo.seed.js';
+export { effectiveSellerLeadIds, hasEffectiveSeller } from './seller-derivation.sql.js';
+export { effectiveLeadsOf, rebuildLeadSellers } from './lead-seller.repository.js';
+export { seedRecordsDemo } from './demo.seed.js';
 export { seedInvoicesDemo, type InvoicesDemo } from './invoice-clients.demo.seed.js';
-export type { ContactCreatedEvent, LeadCreatedEvent, LeadAssignmentEvent } from './records.events.js';
-export type { AssignmentService } from './assignment.service.js';
 
 export interface RecordsModule {
   leads: LeadService;
@@ -42,7 +40,7 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
   const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);
   const assignments = createAssignmentService({ ...deps, identity });
-    const plugin: FastifyPluginAsyncTypebox = async (scope) => {
+  const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await scope.register(groupRoutes, { service: groups });
     await scope.register(leadRoutes, { service: leads });
     await scope.register(contactRoutes, { service: contacts });

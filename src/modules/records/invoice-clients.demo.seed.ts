@@ -9,7 +9,14 @@ import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
 
 const DEMO = [
-  { entityId: 1, group: 'Grupo La Ceiba', clients: [{ name: 'Comercial La Ceiba', erpId: 'CL-1001' }, { name: 'Farmacia San Rafael', erpId: 'CL-1002' }] },
+  {
+    entityId: 1,
+    group: 'Grupo La Ceiba',
+    clients: [
+      { name: 'Comercial La Ceiba', erpId: 'CL-1001' },
+      { name: 'Farmacia San Rafael', erpId: 'CL-1002' },
+    ],
+  },
   { entityId: 2, group: 'Grupo Norte', clients: [{ name: 'Distribuidora del Norte', erpId: 'CL-2001' }] },
 ];
 
@@ -20,7 +27,11 @@ export interface InvoicesDemo {
 export async function seedInvoicesDemo(db: Db): Promise<InvoicesDemo> {
   const groups: InvoicesDemo['groups'] = [];
   for (const spec of DEMO) {
-    const [found] = await db.select().from(crmGroup).where(and(eq(crmGroup.entityId, spec.entityId), eq(crmGroup.name, spec.group))).limit(1);
+    const [found] = await db
+      .select()
+      .from(crmGroup)
+      .where(and(eq(crmGroup.entityId, spec.entityId), eq(crmGroup.name, spec.group)))
+      .limit(1);
     const group = found ?? (await db.insert(crmGroup).values({ entityId: spec.entityId, name: spec.group }).returning())[0]!;
     for (const client of spec.clients) {
       await db.insert(lead).values({ entityId: spec.entityId, groupId: group.id, name: client.name, erpId: client.erpId }).onConflictDoNothing();

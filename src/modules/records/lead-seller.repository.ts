@@ -4,8 +4,11 @@
  * It is rewritten from `lead_assignment`, `group_assignment` and `lead.group_id` by `refreshLeadSellers`
  * inside the transaction of every change to them, so the lists read it instead of deriving it per row.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db } from '../../db/client.js';
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { leadSeller } from './assignment.table.js';
+import { runShapedIn, runStatementIn } from '../../db/statement.js';
+import { COUNT_LEAD_SELLERS, DELETE_LEAD_SELLERS, INSERT_LEAD_SELLERS, LOCK_LEAD_SELLERS, type LeadSellerScopeShape } from './lead-seller.sql.js';
 
 /**
  * First key of the transaction-level advisory lock `(LEAD_SELLER_LOCK, entity id)` that serializes the
@@ -16,10 +19,10 @@ const LEAD_SELLER_LOCK = 0x4c53;
 /** The leads whose stored sellers a change affects: some leads, every lead of some groups, or a whole entity. */
 export type LeadSellerScope = { leadIds: number[] } | { groupIds: number[] } | { allLeads: true };
 
-function leadsOf(entityId: number, scope: LeadSellerScope): SQL {
-  if ('leadIds' in scope) return sql`l.entity_id = ${entityId} and l.id = any(${sql.param(scope.leadIds)}::int[])`;
-  if ('groupIds' in scope) return sql`l.entity_id = ${entityId} and l.group_id = any(${sql.param(scope.groupIds)}::int[])`;
-  return sql`l.entity_id = ${entityId}`;
+function statementScope(entityId: number, scope: LeadSellerScope): { shape: LeadSellerScopeShape; values: { entityId: number; ids: number[] | undefined } } {
+  if ('leadIds' in scope) return { shape: 'leads', values: { entityId, ids: scope.leadIds } };
+  if ('groupIds' in scope) return { shape: 'groups', values: { entityId, ids: scope.groupIds } };
+  return { shape: 'entity', values: { entityId, ids: undefined } };
 }
 
 /**
@@ -29,7 +32,7 @@ function leadsOf(entityId: number, scope: LeadSellerScope): SQL {
  * refresh that needs that row (a deadlock).
  */
 export async function lockLeadSellers(tx: Db, entityId: number): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${LEAD_SELLER_LOCK}, ${entityId})`);
+  await runStatementIn(tx, LOCK_LEAD_SELLERS, [LEAD_SELLER_LOCK, entityId]);
 }
 
 /**
@@ -40,15 +43,10 @@ export async function lockLeadSellers(tx: Db, entityId: number): Promise<void> {
  */
 export async function refreshLeadSellers(tx: Db, entityId: number, scope: LeadSellerScope): Promise<void> {
   if (('leadIds' in scope && scope.leadIds.length === 0) || ('groupIds' in scope && scope.groupIds.length === 0)) return;
-  const leads = leadsOf(entityId, scope);
+  const { shape, values } = statementScope(entityId, scope);
   await lockLeadSellers(tx, entityId);
-  await tx.execute(sql`delete from lead_seller s using lead l where s.lead_id = l.id and ${leads}`);
-  await tx.execute(sql`insert into lead_seller (entity_id, lead_id, employee_id, via, assignment_id, effective)
-    select l.entity_id, l.id, la.employee_id, 'lead'::lead_seller_via, la.id, true
-      from lead l join lead_assignment la on la.lead_id = l.id where ${leads}
-    union all
-    select l.entity_id, l.id, ga.employee_id, 'group'::lead_seller_via, ga.id, not exists (select 1 from lead_assignment d where d.lead_id = l.id)
-      from lead l join group_assignment ga on ga.group_id = l.group_id where ${leads}`);
+  await runShapedIn(tx, DELETE_LEAD_SELLERS, shape, values);
+  await runShapedIn(tx, INSERT_LEAD_SELLERS, shape, values);
 }
 
 /**
@@ -59,7 +57,22 @@ export async function refreshLeadSellers(tx: Db, entityId: number, scope: LeadSe
 export async function rebuildLeadSellers(db: Db, entityId: number): Promise<number> {
   return db.transaction(async (tx) => {
     await refreshLeadSellers(tx, entityId, { allLeads: true });
-    const [row] = await queryRows<{ n: number }>(tx, sql`select count(*)::int as n from lead_seller where entity_id = ${entityId}`);
+    const [row] = await runStatementIn<{ n: number }>(tx, COUNT_LEAD_SELLERS, [entityId]);
     return row?.n ?? 0;
   });
+}
+
+/**
+ * The leads each of `employeeIds` is an effective seller of in the entity (direct or through the group),
+ * keyed by employee id: what a seller's realtime audience listens to (interactions' conversation visibility).
+ */
+export async function effectiveLeadsOf(db: Db, entityId: number, employeeIds: readonly number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>(employeeIds.map((id) => [id, []]));
+  if (employeeIds.length === 0) return out;
+  const rows = await db
+    .select({ employeeId: leadSeller.employeeId, leadId: leadSeller.leadId })
+    .from(leadSeller)
+    .where(and(eq(leadSeller.entityId, entityId), inArray(leadSeller.employeeId, [...employeeIds]), eq(leadSeller.effective, true)));
+  for (const r of rows) out.get(r.employeeId)?.push(r.leadId);
+  return out;
 }

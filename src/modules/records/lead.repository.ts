@@ -1,10 +1,10 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { likePattern, type PageRequest } from '../../platform/http/pagination.js';
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
-import { hasEffectiveSeller } from './seller-derivation.sql.js';
-import { countCapLimit, isoTimestamp, pageShapeOf, pageWindow, runShaped, type PageShape, type PreparedRunner } from '../../db/prepared-sql.js';
+import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
+import { LEAD_COUNT, LEAD_LIST } from './lead.sql.js';
 import { lockLeadSellers, refreshLeadSellers } from './lead-seller.repository.js';
 
 export type LeadRow = typeof lead.$inferSelect;
@@ -16,27 +16,6 @@ export interface LeadFilter extends PageRequest {
   search?: string | undefined;
   employeeId?: number | undefined;
 }
-
-/** What of a filter the list statement's text depends on; values are placeholders (`entityId`, `groupId`, `search`, `employeeId`). */
-interface LeadListShape {
-  group: boolean;
-  kind: 'lead' | 'client' | null;
-  search: boolean;
-  employee: boolean;
-}
-
-function listWhere(shape: LeadListShape): SQL {
-  const parts: SQL[] = [sql`l.entity_id = ${sql.placeholder('entityId')}`];
-  if (shape.group) parts.push(sql`l.group_id = ${sql.placeholder('groupId')}`);
-  if (shape.kind === 'client') parts.push(sql`l.erp_id is not null`);
-  if (shape.kind === 'lead') parts.push(sql`l.erp_id is null`);
-  if (shape.search) parts.push(sql`(l.name ilike ${sql.placeholder('search')} or l.email ilike ${sql.placeholder('search')} or l.erp_id ilike ${sql.placeholder('search')})`);
-  if (shape.employee) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.entity_id`, sql.placeholder('employeeId')));
-  return sql.join(parts, sql` and `);
-}
-
-const countedLeads = (shape: LeadListShape & PageShape) =>
-  sql`(select count(*)::int from (select 1 from lead l where ${listWhere(shape)} ${countCapLimit(shape.bigCap)}) capped)`;
 
 /** A list row: the response's columns, timestamps already as ISO-8601 text, and the capped count. */
 export interface LeadListRow {
@@ -62,36 +41,35 @@ export async function listLeads(database: PreparedRunner, entityId: number, f: L
   const shape = { group: f.groupId !== undefined, kind: f.kind ?? null, search: Boolean(f.search), employee: f.employeeId !== undefined, ...page.shape };
   const values = { entityId, groupId: f.groupId, search: f.search ? likePattern(f.search) : undefined, employeeId: f.employeeId, ...page.values };
   const options = { planEachCall: shape.employee };
-  const rows = await runShaped<LeadListRow, typeof shape>(
-    database,
-    'crm_leads_list',
-    shape,
-    (s) => sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
-      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${countedLeads(s)} as total
-      from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
-    values,
-    options,
-  );
+  const rows = await runShaped<LeadListRow, typeof shape>(database, LEAD_LIST, shape, values, options);
   const total =
-    rows[0]?.total ??
-    (f.offset > 0 ? ((await runShaped<{ n: number }, typeof shape>(database, 'crm_leads_count', shape, (s) => sql`select ${countedLeads(s)} as n`, values, options))[0]?.n ?? 0) : 0);
+    rows[0]?.total ?? (f.offset > 0 ? ((await runShaped<{ n: number }, typeof shape>(database, LEAD_COUNT, shape, values, options))[0]?.n ?? 0) : 0);
   return { rows, total, capped: total >= page.values.cap };
 }
 
 export async function findLead(db: Db, entityId: number, id: number): Promise<LeadRow | undefined> {
-  const rows = await db.select().from(lead).where(and(eq(lead.entityId, entityId), eq(lead.id, id)));
+  const rows = await db
+    .select()
+    .from(lead)
+    .where(and(eq(lead.entityId, entityId), eq(lead.id, id)));
   return rows[0];
 }
 
 export async function findLeadByErpId(db: Db, entityId: number, erpId: string): Promise<LeadRow | undefined> {
-  const rows = await db.select().from(lead).where(and(eq(lead.entityId, entityId), eq(lead.erpId, erpId)));
+  const rows = await db
+    .select()
+    .from(lead)
+    .where(and(eq(lead.entityId, entityId), eq(lead.erpId, erpId)));
   return rows[0];
 }
 
 /** Inserts a lead and, in the same transaction, its stored sellers (those of its group). */
 export async function insertLead(db: Db, entityId: number, values: LeadValues & { groupId: number; name: string }): Promise<LeadRow> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.insert(lead).values({ ...values, entityId }).returning();
+    const [row] = await tx
+      .insert(lead)
+      .values({ ...values, entityId })
+      .returning();
     await refreshLeadSellers(tx, entityId, { leadIds: [row!.id] });
     return row!;
   });
@@ -111,7 +89,10 @@ export async function updateLead(db: Db, entityId: number, id: number, values: L
       .where(and(eq(lead.entityId, entityId), eq(lead.id, id)))
       .returning();
     if (rows[0] && values.groupId !== undefined) {
-      await tx.update(contact).set({ groupId: values.groupId }).where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)));
+      await tx
+        .update(contact)
+        .set({ groupId: values.groupId })
+        .where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)));
       await refreshLeadSellers(tx, entityId, { leadIds: [id] });
     }
     return rows[0];

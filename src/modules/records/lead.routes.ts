@@ -1,3 +1,4 @@
+import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import { IdParams } from '../../platform/http/ids.js';
@@ -19,12 +20,24 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ service: LeadService }> = a
   );
   app.post(
     '/leads',
-    { config: { auth: 'leads.create' }, schema: { tags, summary: 'Create a lead (a client when erp_id is set)', body: CreateLeadBody, response: { 201: LeadResponse } } },
+    {
+      config: { auth: 'leads.create' },
+      schema: { tags, summary: 'Create a lead (a client when erp_id is set)', body: CreateLeadBody, response: { 201: LeadResponse } },
+    },
     async (request, reply) => reply.code(201).send(await service.create(principalOf(request), request.body)),
   );
   app.patch(
     '/leads/:id',
-    { config: { auth: 'leads.edit' }, schema: { tags, summary: 'Update a lead; setting erp_id makes it a client', params: IdParams, body: UpdateLeadBody, response: { 200: LeadResponse } } },
+    {
+      config: { auth: 'leads.edit' },
+      schema: {
+        tags,
+        summary: 'Update a lead; setting erp_id makes it a client',
+        params: IdParams,
+        body: UpdateLeadBody,
+        response: { 200: LeadResponse, 409: problemResponse('`already_exists`: the erp_id already belongs to another lead') },
+      },
+    },
     async (request) => service.update(principalOf(request), request.params.id, request.body),
   );
 };

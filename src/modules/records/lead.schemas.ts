@@ -3,7 +3,7 @@ import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
 
-export const LeadKind = Type.Union([Type.Literal('lead'), Type.Literal('client')], { description: 'client = the lead carries an erp_id' });
+const LeadKind = Type.Union([Type.Literal('lead'), Type.Literal('client')], { description: 'client = the lead carries an erp_id' });
 
 export const LeadResponse = Type.Object({
   id: Type.Integer(),

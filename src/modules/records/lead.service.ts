@@ -2,7 +2,7 @@
  * Leads and clients (SPEC "What the service does": a client is a lead that carries an ERP identifier,
  * not a separate type). Creating one publishes `lead.created` after commit.
  */
-import { transaction } from '../../platform/queue/transaction.js';
+import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -15,7 +15,7 @@ import { findLead, findLeadByErpId, insertLead, listLeads, updateLead, type Lead
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
-export function toLeadResponse(row: LeadRow): LeadResponse {
+function toLeadResponse(row: LeadRow): LeadResponse {
   return {
     id: row.id,
     group_id: row.groupId,
@@ -47,7 +47,7 @@ function toLeadListItem(row: LeadListRow): LeadResponse {
 }
 
 /** Body fields to column values: trims, lower-cases the e-mail and normalizes the phone to E.164 (400 when impossible). */
-export function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
+function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
   const values: LeadValues = {};
   if (body.group_id !== undefined) values.groupId = body.group_id;
   if (body.name !== undefined) values.name = body.name.trim();
@@ -103,17 +103,21 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
       const values = leadValuesOf(body);
       await assertGroup(caller.entityId, body.group_id);
       await assertErpIdFree(caller.entityId, values.erpId);
-      const row = await transaction(db, async (tx) => {
-        const created = await insertLead(tx, caller.entityId, { ...values, groupId: body.group_id, name: body.name.trim() });
-        await events.publishInTransaction(tx, 'lead.created', {
-          entityId: caller.entityId,
-          leadId: created.id,
-          groupId: created.groupId,
-          createdByEmployeeId: caller.employeeId,
-          occurredAt: created.createdAt.toISOString(),
-        });
-        return created;
-      });
+      const row = await transaction(
+        db,
+        async (tx) => {
+          const created = await insertLead(tx, caller.entityId, { ...values, groupId: body.group_id, name: body.name.trim() });
+          changeEventsOf(tx).domainEvent('lead.created', {
+            entityId: caller.entityId,
+            leadId: created.id,
+            groupId: created.groupId,
+            createdByEmployeeId: caller.employeeId,
+            occurredAt: created.createdAt.toISOString(),
+          });
+          return created;
+        },
+        { events },
+      );
       return toLeadResponse(row);
     },
 

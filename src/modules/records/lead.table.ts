@@ -26,6 +26,8 @@ export const lead = pgTable(
     index('lead_entity_id_created_at_idx').on(t.entityId, t.createdAt, t.id),
     // Lets GET /leads?kind= count leads (erp_id null) and clients (not null) from the index alone.
     index('lead_entity_id_erp_id_idx').on(t.entityId, t.erpId),
-    uniqueIndex('lead_entity_id_erp_id_uq').on(t.entityId, t.erpId).where(sql`${t.erpId} is not null`),
+    uniqueIndex('lead_entity_id_erp_id_uq')
+      .on(t.entityId, t.erpId)
+      .where(sql`${t.erpId} is not null`),
   ],
 );

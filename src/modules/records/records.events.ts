@@ -2,7 +2,7 @@
  * Domain events of CRM records (SPEC "Workflow trigger events"), published after commit on the event
  * bus. Payloads carry ids and the few fields a subscriber filters on; subscribers re-read the rest.
  */
-export interface LeadCreatedEvent {
+interface LeadCreatedEvent {
   entityId: number;
   leadId: number;
   groupId: number;
@@ -22,7 +22,7 @@ export interface ContactCreatedEvent {
   occurredAt: string;
 }
 
-export interface LeadAssignmentEvent {
+interface LeadAssignmentEvent {
   entityId: number;
   leadId: number;
   groupId: number;
@@ -33,7 +33,7 @@ export interface LeadAssignmentEvent {
   occurredAt: string;
 }
 
-declare module '../../platform/events/bus.js' {
+declare module '../../platform/events/domain-events.js' {
   interface DomainEventMap {
     'lead.created': LeadCreatedEvent;
     'contact.created': ContactCreatedEvent;

@@ -15,3 +15,12 @@ import { sql, type SQL } from 'drizzle-orm';
 export function hasEffectiveSeller(leadId: SQL, entityId: SQL, employeeId: unknown): SQL {
   return sql`exists (select 1 from lead_seller ls_f where ls_f.lead_id = ${leadId} and ls_f.entity_id = ${entityId} and ls_f.employee_id = ${employeeId} and ls_f.effective)`;
 }
+
+/**
+ * The ids of the leads whose effective sellers include `employeeId`, as an array computed once per
+ * statement (`lead_id = any(...)` then reads an index on the lead for each of the seller's few leads,
+ * where an `exists` per row may be planned as a scan of every row of the entity).
+ */
+export function effectiveSellerLeadIds(entityId: unknown, employeeId: unknown): SQL {
+  return sql`array(select ls_f.lead_id from lead_seller ls_f where ls_f.entity_id = ${entityId} and ls_f.employee_id = ${employeeId} and ls_f.effective)`;
+}

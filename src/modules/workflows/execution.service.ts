@@ -18,15 +18,17 @@ import { Counter } from 'prom-client';
 import type { Db } from '../../db/client.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { transaction, type JobContext, type Queue } from '../../platform/queue/queue.js';
+import { type JobContext, type Queue } from '../../platform/queue/queue.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import type { EventOrigin } from '../interactions/index.js';
 import { compileFilters } from './filter-engine.js';
 import { caseInsensitiveFields, type TriggerEvent } from './field-registry.js';
 import { followingStep, type Definition } from './workflow.definition.js';
 import { createActions, describeFailure, preview, type ActionDeps, type ExecutionContext } from './workflow.actions.js';
 import { nextSlot, scheduleOf, slotAt } from './schedule.js';
-import type { TriggerMatcher } from './trigger-matcher.js';
+import { namesErpField, type TriggerMatcher } from './trigger-matcher.js';
 import type { TriggerContext } from './trigger-context.js';
+import type { ErpFields, ErpFieldsReader } from './erp-fields.js';
 import * as repo from './workflow.repository.js';
 import type { ExecuteBody, ExecutionListQuery, ExecutionResponse } from './workflow.schemas.js';
 
@@ -41,9 +43,9 @@ declare module '../../platform/queue/queue.js' {
 }
 
 /** Step visits one execution may make (loops through conditions end here). */
-export const MAX_STEP_VISITS = 100;
+const MAX_STEP_VISITS = 100;
 /** A slot found later than this after its time (the service was down) is skipped, not run late. */
-export const SCHEDULE_GRACE_MS = 15 * 60 * 1000;
+const SCHEDULE_GRACE_MS = 15 * 60 * 1000;
 
 export interface ExecutionServiceDeps {
   db: Db;
@@ -62,6 +64,8 @@ export interface ExecutionServiceDeps {
     groupExists(entityId: number, groupId: number): Promise<boolean>;
   };
   metrics: { loopStopped: Counter<'event'>; executionsStarted: Counter<'trigger_type'> };
+  /** `erp.*` fields of message.inbound and manual contexts (bounded wait; undefined when absent). */
+  erpFields: ErpFieldsReader;
 }
 
 export function createExecutionService(deps: ExecutionServiceDeps) {
@@ -81,11 +85,27 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
   }
 
   /** Inserts the execution and enqueues its first step on `tx`; undefined when `dedupKey` already ran. */
-  async function begin(tx: Db, start: { entityId: number; workflowId: number; version: number; triggerType: TriggerEvent; trigger: Record<string, unknown>; depth: number; dedupKey: string }) {
+  async function begin(
+    tx: Db,
+    start: {
+      entityId: number;
+      workflowId: number;
+      version: number;
+      triggerType: TriggerEvent;
+      trigger: Record<string, unknown>;
+      erp?: ErpFields | undefined;
+      depth: number;
+      dedupKey: string;
+    },
+  ) {
     const definition = await definitionOf(start.workflowId, start.version, tx);
     const first = definition?.steps[0];
     if (!first) return undefined;
-    const context: ExecutionContext = { trigger: start.trigger, workflow: { id: start.workflowId, version: start.version, step_visits: {} } };
+    const context: ExecutionContext = {
+      trigger: start.trigger,
+      workflow: { id: start.workflowId, version: start.version, step_visits: {} },
+      ...(start.erp ? { erp: start.erp } : {}),
+    };
     const row = await repo.insertExecution(tx, {
       entityId: start.entityId,
       workflowId: start.workflowId,
@@ -103,21 +123,44 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
   }
 
   /** Ends a step visit and moves on, in one transaction. */
-  async function advance(exec: repo.ExecutionRow, stepRowId: number, context: ExecutionContext, result: unknown, next: string | null, delaySeconds: number | undefined): Promise<void> {
+  async function advance(
+    exec: repo.ExecutionRow,
+    stepRowId: number,
+    context: ExecutionContext,
+    result: unknown,
+    next: string | null,
+    delaySeconds: number | undefined,
+  ): Promise<void> {
     await transaction(db, async (tx) => {
       if (!(await repo.finishStep(tx, stepRowId, { status: 'succeeded', result }))) return;
       if (next === null) return repo.updateExecution(tx, exec.id, { status: 'succeeded', contextJson: context, finishedAt: deps.now() });
       const total = Object.values(context.workflow.step_visits).reduce((a, b) => a + b, 0);
       if (total >= MAX_STEP_VISITS) {
-        return repo.updateExecution(tx, exec.id, { status: 'failed', contextJson: context, finishedAt: deps.now(), error: { code: 'step_limit_exceeded', message: `the execution made ${total} step visits (limit ${MAX_STEP_VISITS})` } });
+        return repo.updateExecution(tx, exec.id, {
+          status: 'failed',
+          contextJson: context,
+          finishedAt: deps.now(),
+          error: { code: 'step_limit_exceeded', message: `the execution made ${total} step visits (limit ${MAX_STEP_VISITS})` },
+        });
       }
       const visit = (context.workflow.step_visits[next] ?? 0) + 1;
       await repo.updateExecution(tx, exec.id, { contextJson: context });
-      await deps.queue.enqueue(tx, STEP_QUEUE, { executionId: exec.id, stepKey: next, visit }, { singletonKey: `${exec.id}:${next}:${visit}`, ...(delaySeconds ? { startAfter: delaySeconds } : {}) });
+      await deps.queue.enqueue(
+        tx,
+        STEP_QUEUE,
+        { executionId: exec.id, stepKey: next, visit },
+        { singletonKey: `${exec.id}:${next}:${visit}`, ...(delaySeconds ? { startAfter: delaySeconds } : {}) },
+      );
     });
   }
 
-  async function failStep(exec: repo.ExecutionRow, stepRowId: number | undefined, stepKey: string, context: ExecutionContext, error: Record<string, unknown>): Promise<void> {
+  async function failStep(
+    exec: repo.ExecutionRow,
+    stepRowId: number | undefined,
+    stepKey: string,
+    context: ExecutionContext,
+    error: Record<string, unknown>,
+  ): Promise<void> {
     await transaction(db, async (tx) => {
       if (stepRowId !== undefined && !(await repo.finishStep(tx, stepRowId, { status: 'failed', error }))) return;
       await repo.updateExecution(tx, exec.id, { status: 'failed', contextJson: context, finishedAt: deps.now(), error: { step_key: stepKey, ...error } });
@@ -131,14 +174,25 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     const definition = await definitionOf(exec.workflowId, exec.workflowVersion);
     const step = definition?.steps.find((s) => s.key === data.stepKey);
     const stored = exec.contextJson as ExecutionContext;
-    const context: ExecutionContext = { ...stored, workflow: { ...stored.workflow, step_visits: { ...stored.workflow.step_visits, [data.stepKey]: data.visit } } };
-    if (!definition || !step) return failStep(exec, undefined, data.stepKey, context, { code: 'step_missing', message: `version ${exec.workflowVersion} has no step ${data.stepKey}` });
+    const context: ExecutionContext = {
+      ...stored,
+      workflow: { ...stored.workflow, step_visits: { ...stored.workflow.step_visits, [data.stepKey]: data.visit } },
+    };
+    if (!definition || !step)
+      return failStep(exec, undefined, data.stepKey, context, { code: 'step_missing', message: `version ${exec.workflowVersion} has no step ${data.stepKey}` });
     const visitRow = await repo.beginStep(db, { entityId: exec.entityId, executionId: exec.id, stepKey: step.key, visit: data.visit, action: step.action });
     if (visitRow.status !== 'running') return; // delivered again after it ended
     const origin: EventOrigin = { workflowId: exec.workflowId, executionId: exec.id, depth: exec.depth };
     let outcome;
     try {
-      outcome = await actions.perform(step, context, { entityId: exec.entityId, workflowId: exec.workflowId, executionId: exec.id, event: exec.triggerType as TriggerEvent, idempotencyKey: `wf:${exec.id}:${step.key}:${data.visit}`, origin });
+      outcome = await actions.perform(step, context, {
+        entityId: exec.entityId,
+        workflowId: exec.workflowId,
+        executionId: exec.id,
+        event: exec.triggerType as TriggerEvent,
+        idempotencyKey: `wf:${exec.id}:${step.key}:${data.visit}`,
+        origin,
+      });
     } catch (err) {
       const failure = describeFailure(err);
       if (failure.retryable && job.attempt <= job.retryLimit) {
@@ -158,17 +212,45 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     /** Starts the executions an event matches (a durable event job: `jobId` is the same on every delivery). */
     async startFromEvent(event: TriggerEvent, trigger: TriggerContext, jobId: string, origin: EventOrigin | undefined): Promise<number> {
       const depth = origin ? origin.depth + 1 : 0;
-      const matched = await deps.matcher.match(trigger.entity_id, event, trigger);
+      // The ERP is asked (bounded, cached) only when a trigger filter or a matched workflow's step names `erp.*`.
+      let erp: ErpFields | undefined;
+      let erpRead = false;
+      const readErp = async () => {
+        erpRead = true;
+        erp = event === 'message.inbound' ? await deps.erpFields.of(trigger.entity_id, trigger.group_id as number | null | undefined) : undefined;
+        return erp ? { erp } : {};
+      };
+      const matched = await deps.matcher.match(trigger.entity_id, event, trigger, readErp);
+      if (!erpRead && event === 'message.inbound') {
+        for (const m of matched) {
+          if (namesErpField((await definitionOf(m.workflowId, m.version))?.steps)) {
+            await readErp();
+            break;
+          }
+        }
+      }
       if (matched.length === 0) return 0;
       if (depth >= deps.maxDepth) {
         deps.metrics.loopStopped.inc({ event });
-        deps.log.warn({ event, origin, workflows: matched.map((m) => m.workflowId) }, 'workflow loop stopped: the event was caused by workflows at the depth limit');
+        deps.log.warn(
+          { event, origin, workflows: matched.map((m) => m.workflowId) },
+          'workflow loop stopped: the event was caused by workflows at the depth limit',
+        );
         return 0;
       }
       let started = 0;
       await transaction(db, async (tx) => {
         for (const m of matched) {
-          const row = await begin(tx, { entityId: trigger.entity_id, workflowId: m.workflowId, version: m.version, triggerType: event, trigger, depth, dedupKey: `${event}:${jobId}` });
+          const row = await begin(tx, {
+            entityId: trigger.entity_id,
+            workflowId: m.workflowId,
+            version: m.version,
+            triggerType: event,
+            trigger,
+            erp,
+            depth,
+            dedupKey: `${event}:${jobId}`,
+          });
           if (row) started++;
         }
       });
@@ -191,7 +273,20 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
         group_id: records.groupId,
         triggered_at: deps.now().toISOString(),
       };
-      const row = await transaction(db, (tx) => begin(tx, { entityId: p.entityId, workflowId, version: wf.workflow.version, triggerType: 'manual', trigger, depth: 0, dedupKey: `manual:${requestKey}` }));
+      // Read before the transaction (the bounded ERP wait holds no connection), and only when a step names them.
+      const erp = namesErpField((wf.definition as Definition).steps) ? await deps.erpFields.of(p.entityId, records.groupId) : undefined;
+      const row = await transaction(db, (tx) =>
+        begin(tx, {
+          entityId: p.entityId,
+          workflowId,
+          version: wf.workflow.version,
+          triggerType: 'manual',
+          trigger,
+          erp,
+          depth: 0,
+          dedupKey: `manual:${requestKey}`,
+        }),
+      );
       if (!row) throw conflict('execution_exists', 'This request already started an execution (same Idempotency-Key)');
       return toExecutionResponse(row);
     },
@@ -218,7 +313,15 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
             const slotTime = t.nextRunAt!;
             if (now.getTime() - slotTime.getTime() <= SCHEDULE_GRACE_MS) {
               const slot = slotAt(schedule, slotTime, t.entityId);
-              const row = await begin(tx, { entityId: t.entityId, workflowId: t.workflowId, version, triggerType: 'scheduled', trigger: slot.context, depth: 0, dedupKey: `scheduled:${slotTime.toISOString()}` });
+              const row = await begin(tx, {
+                entityId: t.entityId,
+                workflowId: t.workflowId,
+                version,
+                triggerType: 'scheduled',
+                trigger: slot.context,
+                depth: 0,
+                dedupKey: `scheduled:${slotTime.toISOString()}`,
+              });
               if (row) started++;
             } else {
               deps.log.warn({ workflowId: t.workflowId, slot: slotTime.toISOString() }, 'scheduled slot skipped: found too late');
@@ -249,7 +352,10 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       const definition = wf.definition as Definition;
       const event = definition.trigger.trigger_type;
       const trigger = (typeof sample.trigger === 'object' && sample.trigger !== null ? sample.trigger : {}) as Record<string, unknown>;
-      const matched = event === 'manual' || event === 'scheduled' ? true : compileFilters(definition.trigger.filters, { caseInsensitive: caseInsensitiveFields(event) })({ ...sample, trigger });
+      const matched =
+        event === 'manual' || event === 'scheduled'
+          ? true
+          : compileFilters(definition.trigger.filters, { caseInsensitive: caseInsensitiveFields(event) })({ ...sample, trigger });
       const context: ExecutionContext = { ...sample, trigger, workflow: { id: workflowId, version: wf.workflow.version, step_visits: {} } };
       const steps: { step_key: string; action: string; would: unknown }[] = [];
       let key: string | null = definition.steps[0]?.key ?? null;
@@ -278,7 +384,8 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     if (body.contact_id != null) {
       const c = await deps.placement.contact(entityId, body.contact_id);
       if (!c) throw validationFailed([{ field: '/body/contact_id', message: `contact ${body.contact_id} not found` }]);
-      if (body.lead_id != null && body.lead_id !== c.leadId) throw validationFailed([{ field: '/body/lead_id', message: `contact ${c.contactId} belongs to lead ${c.leadId}` }]);
+      if (body.lead_id != null && body.lead_id !== c.leadId)
+        throw validationFailed([{ field: '/body/lead_id', message: `contact ${c.contactId} belongs to lead ${c.leadId}` }]);
       return c;
     }
     if (body.lead_id != null) {
@@ -286,14 +393,15 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       if (!l) throw validationFailed([{ field: '/body/lead_id', message: `lead ${body.lead_id} not found` }]);
       return { contactId: null, ...l };
     }
-    if (body.group_id != null && !(await deps.placement.groupExists(entityId, body.group_id))) throw validationFailed([{ field: '/body/group_id', message: `group ${body.group_id} not found` }]);
+    if (body.group_id != null && !(await deps.placement.groupExists(entityId, body.group_id)))
+      throw validationFailed([{ field: '/body/group_id', message: `group ${body.group_id} not found` }]);
     return { contactId: null, leadId: null, groupId: body.group_id ?? null };
   }
 }
 
 export type ExecutionService = ReturnType<typeof createExecutionService>;
 
-export function toExecutionResponse(r: repo.ExecutionRow, steps?: repo.StepRow[]): ExecutionResponse {
+function toExecutionResponse(r: repo.ExecutionRow, steps?: repo.StepRow[]): ExecutionResponse {
   return {
     id: r.id,
     workflow_id: r.workflowId,

@@ -23,11 +23,26 @@
  */
 import { Duration } from 'luxon';
 
-export const FILTER_OPERATORS = ['eq', 'neq', 'contains', 'not_contains', 'in', 'not_in', 'is_empty', 'is_not_empty', 'gt', 'gte', 'lt', 'lte', 'before', 'after'] as const;
+export const FILTER_OPERATORS = [
+  'eq',
+  'neq',
+  'contains',
+  'not_contains',
+  'in',
+  'not_in',
+  'is_empty',
+  'is_not_empty',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'before',
+  'after',
+] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** One condition on one field of the context. `value` is absent for is_empty and is_not_empty. */
-export interface Filter {
+interface Filter {
   field: string;
   operator: FilterOperator;
   value?: unknown;
@@ -36,9 +51,6 @@ export interface Filter {
 /** `any`: at least one item holds (OR); `all`: every item holds (AND). */
 export type FilterGroup = { any: FilterNode[] } | { all: FilterNode[] };
 export type FilterNode = Filter | FilterGroup;
-
-/** A date operator's value relative to the evaluation time: an ISO 8601 duration before or after now. */
-export type RelativeTime = { ago: string } | { from_now: string };
 
 export interface EvaluateOptions {
   /** Whether text at `field` compares case-insensitively (the registry's `caseInsensitive`). */
@@ -204,7 +216,7 @@ function isIn(actual: unknown, set: Set<unknown>, norm: (v: unknown) => unknown)
 }
 
 /** SPEC: null or empty. */
-export function isEmpty(v: unknown): boolean {
+function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null || v === '') return true;
   if (Array.isArray(v)) return v.length === 0;
   if (typeof v === 'object' && !(v instanceof Date)) return Object.keys(v).length === 0;
@@ -231,7 +243,7 @@ function toTime(v: unknown): number | undefined {
 }
 
 /** A date operator's bound as a function of now, or undefined when the value is not a date. */
-export function instantOf(value: unknown, now: () => number): (() => number) | undefined {
+function instantOf(value: unknown, now: () => number): (() => number) | undefined {
   if (typeof value === 'string') {
     const t = Date.parse(value);
     return Number.isNaN(t) ? undefined : () => t;

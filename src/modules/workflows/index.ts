@@ -2,13 +2,15 @@
  * Workflows (SPEC "Workflow trigger record", "Events"): triggers of events, filters and presets; durable
  * executions whose steps run as jobs; schedules; manual runs. The module hears events as a durable
  * consumer (`<event>:workflows` queues, enqueued in the publisher's transaction) and acts through the
- * interactions and records services only.
+ * interactions and records services only; triggers read `erp.*` fields from the invoices module.
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import type { AppContext } from '../../platform/context.js';
 import type { ConversationAutomation } from '../interactions/index.js';
 import type { IdentityService } from '../identity/index.js';
+import type { InvoicesModule } from '../invoices/index.js';
+import { createErpFieldsReader } from './erp-fields.js';
 import { createContactPlacement, createLeadPlacement, createRecordLookup, type RecordsModule } from '../records/index.js';
 import { createExecutionService, SCHEDULE_QUEUE, STEP_QUEUE } from './execution.service.js';
 import { createWorkflowService } from './workflow.service.js';
@@ -20,10 +22,8 @@ import { entitiesWithTriggers } from './workflow.repository.js';
 import type { DomainEventMap } from '../../platform/events/bus.js';
 import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
 
-export { evaluate, compileFilters, negate, type FilterNode, type Filter } from './filter-engine.js';
-
 /** The durable consumer name of this module on the event bus. */
-export const WORKFLOWS_CONSUMER = 'workflows';
+const WORKFLOWS_CONSUMER = 'workflows';
 
 /**
  * Registers `/api/workflows/*`, the durable event consumers and, with `workers`, the step worker and
@@ -32,12 +32,27 @@ export const WORKFLOWS_CONSUMER = 'workflows';
 export async function registerWorkflowsModule(
   app: FastifyInstance,
   ctx: AppContext,
-  deps: { conversations: ConversationAutomation; records: RecordsModule; identity: Pick<IdentityService, 'entity'> },
+  deps: {
+    conversations: ConversationAutomation;
+    records: RecordsModule;
+    identity: Pick<IdentityService, 'entity'>;
+    invoices: Pick<InvoicesModule, 'recentTotals'>;
+  },
   options: { workers: boolean; now?: (() => Date) | undefined },
 ): Promise<void> {
   const now = options.now ?? (() => new Date());
-  const loopStopped = new Counter({ name: 'workflows_loop_stopped_total', help: 'Events caused by workflows that started nothing because they reached WORKFLOWS_MAX_DEPTH', labelNames: ['event'] as const, registers: [] });
-  const executionsStarted = new Counter({ name: 'workflows_executions_started_total', help: 'Workflow executions started, by trigger type', labelNames: ['trigger_type'] as const, registers: [] });
+  const loopStopped = new Counter({
+    name: 'workflows_loop_stopped_total',
+    help: 'Events caused by workflows that started nothing because they reached WORKFLOWS_MAX_DEPTH',
+    labelNames: ['event'] as const,
+    registers: [],
+  });
+  const executionsStarted = new Counter({
+    name: 'workflows_executions_started_total',
+    help: 'Workflow executions started, by trigger type',
+    labelNames: ['trigger_type'] as const,
+    registers: [],
+  });
   app.metrics.registerMetric(loopStopped);
   app.metrics.registerMetric(executionsStarted);
   const groupExists = createRecordLookup(ctx.db);
@@ -48,15 +63,26 @@ export async function registerWorkflowsModule(
     matcher: createTriggerMatcher({ db: ctx.db }),
     actions: {
       conversations: deps.conversations,
-      assignSeller: async (entityId, leadId, employeeId) => ({ created: (await deps.records.assignments.assignLead({ entityId, employeeId: null }, { lead_id: leadId, employee_id: employeeId })).created }),
-      callWebhook: createWebhookCaller({ timeoutMs: ctx.config.workflows.webhookTimeoutMs, allowedAddresses: ctx.config.workflows.webhookAllowedAddresses, caFile: ctx.config.workflows.webhookCaFile }),
+      assignSeller: async (entityId, leadId, employeeId) => ({
+        created: (await deps.records.assignments.assignLead({ entityId, employeeId: null }, { lead_id: leadId, employee_id: employeeId })).created,
+      }),
+      callWebhook: createWebhookCaller({
+        timeoutMs: ctx.config.workflows.webhookTimeoutMs,
+        allowedAddresses: ctx.config.workflows.webhookAllowedAddresses,
+        caFile: ctx.config.workflows.webhookCaFile,
+      }),
     },
     log: ctx.log,
     now,
     maxDepth: ctx.config.workflows.maxDepth,
     timeZoneOf,
-    placement: { contact: createContactPlacement(ctx.db), lead: createLeadPlacement(ctx.db), groupExists: (entityId, groupId) => groupExists('group', entityId, groupId) },
+    placement: {
+      contact: createContactPlacement(ctx.db),
+      lead: createLeadPlacement(ctx.db),
+      groupExists: (entityId, groupId) => groupExists('group', entityId, groupId),
+    },
     metrics: { loopStopped, executionsStarted },
+    erpFields: createErpFieldsReader({ invoices: deps.invoices, log: ctx.log, timeoutMs: ctx.config.workflows.erpFieldsTimeoutMs, ttlMs: 5 * 60_000 }),
   });
   const workflows = createWorkflowService({
     db: ctx.db,

@@ -42,7 +42,14 @@ export function nextSlot(schedule: Schedule, after: Date, entityId: number): Slo
     if (at.toMillis() <= after.getTime()) continue;
     return {
       at: at.toJSDate(),
-      context: { type: 'scheduled', entity_id: entityId, execution_date: day.toISODate()!, execution_time: at.toFormat('HH:mm'), timezone: schedule.timezone, day_of_week: day.weekday },
+      context: {
+        type: 'scheduled',
+        entity_id: entityId,
+        execution_date: day.toISODate()!,
+        execution_time: at.toFormat('HH:mm'),
+        timezone: schedule.timezone,
+        day_of_week: day.weekday,
+      },
     };
   }
   return undefined;
@@ -53,7 +60,14 @@ export function slotAt(schedule: Schedule, at: Date, entityId: number): Slot {
   const local = DateTime.fromJSDate(at, { zone: schedule.timezone });
   return {
     at,
-    context: { type: 'scheduled', entity_id: entityId, execution_date: local.toISODate()!, execution_time: local.toFormat('HH:mm'), timezone: schedule.timezone, day_of_week: local.weekday },
+    context: {
+      type: 'scheduled',
+      entity_id: entityId,
+      execution_date: local.toISODate()!,
+      execution_time: local.toFormat('HH:mm'),
+      timezone: schedule.timezone,
+      day_of_week: local.weekday,
+    },
   };
 }
 

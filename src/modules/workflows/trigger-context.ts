@@ -1,7 +1,7 @@
 /**
  * Trigger contexts (SPEC "Trigger context shapes"): what an execution stores under `trigger` in
- * `context_json`, built from the domain event that started it. message.inbound and message.outbound
- * arrive in this shape already (the interactions module publishes them so); the records events are
+ * `context_json`, built from the domain event that started it. message.inbound, message.outbound and
+ * conversation.resolved / conversation.reopened / conversation.sla_breached / conversation.no_reply arrive in this shape already (the interactions module publishes them so); the records events are
  * renamed to the same snake_case style. Adding an event means one entry in `TRIGGER_CONTEXTS` and one
  * field table in field-registry.ts; the engine does not change.
  */
@@ -17,17 +17,50 @@ export type SubscribedEvent = Exclude<TriggerEvent, 'scheduled' | 'manual'>;
 
 type ToContext<K extends SubscribedEvent> = (payload: DomainEventMap[K]) => { context: TriggerContext; origin?: EventOrigin | undefined };
 
-const leadAssignment = <K extends 'lead.assigned' | 'lead.unassigned'>(type: K): ToContext<K> => (e) => ({
-  context: { type, entity_id: e.entityId, lead_id: e.leadId, group_id: e.groupId, employee_id: e.employeeId, via: e.via, changed_by_employee_id: e.changedByEmployeeId, occurred_at: e.occurredAt },
-});
+const leadAssignment =
+  <K extends 'lead.assigned' | 'lead.unassigned'>(type: K): ToContext<K> =>
+  (e) => ({
+    context: {
+      type,
+      entity_id: e.entityId,
+      lead_id: e.leadId,
+      group_id: e.groupId,
+      employee_id: e.employeeId,
+      via: e.via,
+      changed_by_employee_id: e.changedByEmployeeId,
+      occurred_at: e.occurredAt,
+    },
+  });
 
 export const TRIGGER_CONTEXTS: { [K in SubscribedEvent]: ToContext<K> } = {
   'message.inbound': (e) => ({ context: { ...e } }),
   'message.outbound': ({ origin, ...e }) => ({ context: { ...e }, origin }),
+  'conversation.resolved': (e) => ({ context: { ...e } }),
+  'conversation.reopened': (e) => ({ context: { ...e } }),
+  'conversation.sla_breached': (e) => ({ context: { ...e } }),
+  'conversation.no_reply': (e) => ({ context: { ...e } }),
   'contact.created': (e) => ({
-    context: { type: 'contact.created', entity_id: e.entityId, contact_id: e.contactId, lead_id: e.leadId, group_id: e.groupId, created_by_employee_id: e.createdByEmployeeId, source: e.source, occurred_at: e.occurredAt },
+    context: {
+      type: 'contact.created',
+      entity_id: e.entityId,
+      contact_id: e.contactId,
+      lead_id: e.leadId,
+      group_id: e.groupId,
+      created_by_employee_id: e.createdByEmployeeId,
+      source: e.source,
+      occurred_at: e.occurredAt,
+    },
   }),
-  'lead.created': (e) => ({ context: { type: 'lead.created', entity_id: e.entityId, lead_id: e.leadId, group_id: e.groupId, created_by_employee_id: e.createdByEmployeeId, occurred_at: e.occurredAt } }),
+  'lead.created': (e) => ({
+    context: {
+      type: 'lead.created',
+      entity_id: e.entityId,
+      lead_id: e.leadId,
+      group_id: e.groupId,
+      created_by_employee_id: e.createdByEmployeeId,
+      occurred_at: e.occurredAt,
+    },
+  }),
   'lead.assigned': leadAssignment('lead.assigned'),
   'lead.unassigned': leadAssignment('lead.unassigned'),
   'quote.approved': quoteDecided('quote.approved'),

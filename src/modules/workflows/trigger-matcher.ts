@@ -9,35 +9,48 @@ import { compileFilters, type CompiledFilters, type FilterNode } from './filter-
 import { caseInsensitiveFields, type TriggerEvent } from './field-registry.js';
 import * as repo from './workflow.repository.js';
 
-export interface MatchedWorkflow {
+interface MatchedWorkflow {
   workflowId: number;
   version: number;
 }
 
 export interface TriggerMatcher {
-  /** Enabled workflows of `entityId` triggered by `event` whose filters hold for `{ trigger: context }`. */
-  match(entityId: number, event: TriggerEvent, context: Record<string, unknown>): Promise<MatchedWorkflow[]>;
+  /**
+   * Enabled workflows of `entityId` triggered by `event` whose filters hold for `{ ...extra, trigger: context }`;
+   * `extra` (the `erp` fields, an ERP read) is asked for only when some trigger's filters name `erp.*`.
+   */
+  match(entityId: number, event: TriggerEvent, context: Record<string, unknown>, extra?: () => Promise<Record<string, unknown>>): Promise<MatchedWorkflow[]>;
 }
 
 interface Compiled {
   revision: string;
   triggers: (MatchedWorkflow & { holds: CompiledFilters })[];
+  readsErp: boolean;
+}
+
+/** Whether a filter tree or step list names an `erp.*` field. */
+export function namesErpField(tree: unknown): boolean {
+  return JSON.stringify(tree ?? null).includes('"field":"erp.');
 }
 
 export function createTriggerMatcher(deps: { db: Db; cacheSize?: number }): TriggerMatcher {
   const cache = new LRUCache<string, Compiled>({ max: deps.cacheSize ?? 5000 });
   return {
-    async match(entityId, event, context) {
+    async match(entityId, event, context, extra) {
       const key = `${entityId}:${event}`;
       const revision = await repo.triggerRevision(deps.db, entityId, event);
       let compiled = cache.get(key);
       if (compiled?.revision !== revision) {
         const rows = await repo.enabledTriggers(deps.db, entityId, event);
         const caseInsensitive = caseInsensitiveFields(event);
-        compiled = { revision, triggers: rows.map((r) => ({ workflowId: r.workflowId, version: r.version, holds: compileFilters(r.filters as FilterNode[], { caseInsensitive }) })) };
+        compiled = {
+          revision,
+          triggers: rows.map((r) => ({ workflowId: r.workflowId, version: r.version, holds: compileFilters(r.filters as FilterNode[], { caseInsensitive }) })),
+          readsErp: rows.some((r) => namesErpField(r.filters)),
+        };
         cache.set(key, compiled);
       }
-      const scope = { trigger: context };
+      const scope = { ...(compiled.readsErp && extra ? await extra() : {}), trigger: context };
       return compiled.triggers.filter((t) => t.holds(scope)).map(({ workflowId, version }) => ({ workflowId, version }));
     },
   };

@@ -8,6 +8,7 @@
  * `perform` returns the step's result for the run history and, for conditions and waits, where and when
  * to go on; `preview` says what a step would do without doing it (dry runs).
  */
+import type { ErpFields } from './erp-fields.js';
 import { AppError } from '../../platform/errors.js';
 import { isPermanentFailure } from '../../platform/queue/queue.js';
 import type { ConversationAutomation, ConversationRef, EventOrigin } from '../interactions/index.js';
@@ -49,7 +50,12 @@ export interface StepFailure {
   status?: number;
 }
 
-export type ExecutionContext = { trigger: Record<string, unknown>; workflow: { step_visits: Record<string, number> } & Record<string, unknown> };
+export type ExecutionContext = {
+  trigger: Record<string, unknown>;
+  workflow: { step_visits: Record<string, number> } & Record<string, unknown>;
+  /** ERP fields of message.inbound and manual contexts; absent when the ERP could not be asked. */
+  erp?: ErpFields;
+};
 
 export function createActions(deps: ActionDeps) {
   async function conversationOf(run: StepRun, context: ExecutionContext): Promise<number> {
@@ -141,7 +147,7 @@ export function preview(step: Step, context: ExecutionContext, event: TriggerEve
 }
 
 /** A step failure that retrying cannot fix, with its code. */
-export class StepError extends Error {
+class StepError extends Error {
   constructor(
     readonly code: string,
     message: string,
@@ -155,7 +161,8 @@ export class StepError extends Error {
 export function describeFailure(err: unknown): StepFailure {
   if (err instanceof StepError) return { code: err.code, message: err.message, retryable: false };
   if (err instanceof AppError) return { code: err.code, message: err.message, retryable: err.status >= 500, status: err.status };
-  if (err instanceof WebhookError) return { code: err.code, message: err.message, retryable: err.retryable, ...(err.status !== undefined ? { status: err.status } : {}) };
+  if (err instanceof WebhookError)
+    return { code: err.code, message: err.message, retryable: err.retryable, ...(err.status !== undefined ? { status: err.status } : {}) };
   return { code: 'internal_error', message: err instanceof Error ? err.message : String(err), retryable: !isPermanentFailure(err) };
 }
 
@@ -163,7 +170,8 @@ function conversationRef(trigger: Record<string, unknown>): ConversationRef | un
   const conversationId = numberAt(trigger, 'conversation_id');
   if (conversationId !== undefined) return { conversationId };
   const account = numberAt(trigger, 'entity_channel_account_id');
-  if (account !== undefined && typeof trigger.external_chat_id === 'string') return { entityChannelAccountId: account, externalChatId: trigger.external_chat_id };
+  if (account !== undefined && typeof trigger.external_chat_id === 'string')
+    return { entityChannelAccountId: account, externalChatId: trigger.external_chat_id };
   const contactId = numberAt(trigger, 'contact_id');
   return contactId !== undefined ? { contactId } : undefined;
 }

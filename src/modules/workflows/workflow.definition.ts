@@ -4,7 +4,7 @@
  * naming existing steps, condition filters (which may also read `workflow.step_visits.<key>`), actions
  * the trigger's event can carry (a scheduled trigger has no conversation), and webhook addresses.
  */
-import { isIP } from 'node:net';
+import { outboundUrlProblem } from '../../platform/http/outbound.js';
 import type { FieldError } from '../../platform/errors.js';
 import type { FilterNode } from './filter-engine.js';
 import { validateFilters, type TriggerEvent } from './field-registry.js';
@@ -27,9 +27,37 @@ export interface Definition {
 }
 
 /** Events whose context names a conversation or a contact (conversation actions need one). */
-const WITH_CONVERSATION: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'manual', 'quote.approved', 'quote.rejected', 'order.created']);
+const WITH_CONVERSATION: ReadonlySet<TriggerEvent> = new Set([
+  'message.inbound',
+  'message.outbound',
+  'contact.created',
+  'manual',
+  'quote.approved',
+  'quote.rejected',
+  'order.created',
+  'conversation.resolved',
+  'conversation.reopened',
+  'conversation.sla_breached',
+  'conversation.no_reply',
+]);
 /** Events whose context names a lead (assign_seller needs one). */
-const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set(['message.inbound', 'message.outbound', 'contact.created', 'lead.created', 'lead.assigned', 'lead.unassigned', 'manual', 'quote.approved', 'quote.rejected', 'order.created', 'opportunity.state_changed']);
+const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set([
+  'message.inbound',
+  'message.outbound',
+  'contact.created',
+  'lead.created',
+  'lead.assigned',
+  'lead.unassigned',
+  'manual',
+  'quote.approved',
+  'quote.rejected',
+  'order.created',
+  'opportunity.state_changed',
+  'conversation.resolved',
+  'conversation.reopened',
+  'conversation.sla_breached',
+  'conversation.no_reply',
+]);
 const CONVERSATION_ACTIONS = new Set(['send_text', 'send_template', 'assign_conversation', 'add_note', 'set_follow_up']);
 
 /** The step after `key` when it names no `next`: the following one in the list, or null at the end. */
@@ -53,13 +81,20 @@ export function definitionErrors(definition: Definition, allowedAddresses: reado
   });
   steps.forEach((s, i) => {
     const at = `/body/steps/${i}`;
-    const refs: [string, unknown][] = s.action === 'condition' ? [['then', s.then], ['else', s.else]] : [['next', s.next]];
+    const refs: [string, unknown][] =
+      s.action === 'condition'
+        ? [
+            ['then', s.then],
+            ['else', s.else],
+          ]
+        : [['next', s.next]];
     for (const [name, ref] of refs) if (typeof ref === 'string' && !keys.has(ref)) errors.push({ field: `${at}/${name}`, message: `no step has key ${ref}` });
     if (s.action === 'condition') errors.push(...validateFilters({ event: trigger.trigger_type, stepKeys: keys }, s.filters, `${at}/filters`));
     if (CONVERSATION_ACTIONS.has(s.action) && !WITH_CONVERSATION.has(trigger.trigger_type)) {
       errors.push({ field: `${at}/action`, message: `${s.action} needs a conversation; ${trigger.trigger_type} events name none` });
     }
-    if (s.action === 'assign_seller' && !WITH_LEAD.has(trigger.trigger_type)) errors.push({ field: `${at}/action`, message: `assign_seller needs a lead; ${trigger.trigger_type} events name none` });
+    if (s.action === 'assign_seller' && !WITH_LEAD.has(trigger.trigger_type))
+      errors.push({ field: `${at}/action`, message: `assign_seller needs a lead; ${trigger.trigger_type} events name none` });
     if (s.action === 'assign_conversation' && (s.employee_id === undefined) === (s.queue_id === undefined)) {
       errors.push({ field: at, message: 'assign_conversation takes exactly one of employee_id or queue_id' });
     }
@@ -75,24 +110,12 @@ export function definitionErrors(definition: Definition, allowedAddresses: reado
  * What is wrong with a webhook address at save time: not HTTPS, credentials in it, or a literal
  * loopback/private name. Names that resolve to such addresses are refused when called (outbound-webhook.ts).
  */
-export function webhookUrlProblem(raw: string, allowedAddresses: readonly string[] = []): string | undefined {
-  let url: URL;
+function webhookUrlProblem(raw: string, allowedAddresses: readonly string[] = []): string | undefined {
   try {
-    url = new URL(raw);
+    const url = new URL(raw);
+    if (url.protocol === 'https:' && (url.username !== '' || url.password !== '')) return 'must not carry credentials (use headers)';
   } catch {
-    return 'must be an absolute URL';
+    // outboundUrlProblem says so.
   }
-  if (url.protocol !== 'https:') return 'must use https';
-  if (url.username !== '' || url.password !== '') return 'must not carry credentials (use headers)';
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (allowedAddresses.includes(host)) return undefined;
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) return 'must not name a local host';
-  if (isIP(host) !== 0 && isPrivateLiteral(host)) return 'must not name a private, loopback or reserved address';
-  return undefined;
-}
-
-function isPrivateLiteral(ip: string): boolean {
-  if (ip.includes(':')) return ip === '::1' || ip === '::' || /^f[cd]/i.test(ip) || /^fe[89ab]/i.test(ip) || ip.startsWith('::ffff:');
-  const [a, b] = ip.split('.').map(Number) as [number, number];
-  return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+  return outboundUrlProblem(raw, { allowedAddresses, requireHttps: true });
 }

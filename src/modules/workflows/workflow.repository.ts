@@ -3,7 +3,9 @@
  * steps. Every read by id is scoped by entity unless it serves a job that carries only ids.
  */
 import { and, asc, count, desc, eq, isNull, lte, sql } from 'drizzle-orm';
-import { preparedIn, type Db } from '../../db/client.js';
+import type { Db } from '../../db/client.js';
+import { runStatementIn } from '../../db/statement.js';
+import { ENTITIES_WITH_TRIGGERS } from './workflow.sql.js';
 import { workflow, workflowExecution, workflowExecutionStep, workflowStepTriggers, workflowVersion, type ExecutionStatus } from './workflow.table.js';
 
 export type WorkflowRow = typeof workflow.$inferSelect;
@@ -34,7 +36,14 @@ export async function saveTrigger(db: Db, values: Omit<typeof workflowStepTrigge
     .values(values)
     .onConflictDoUpdate({
       target: workflowStepTriggers.workflowId,
-      set: { triggerType: values.triggerType, presetCode: values.presetCode, filters: values.filters, enabled: values.enabled, nextRunAt: values.nextRunAt, updatedAt: new Date() },
+      set: {
+        triggerType: values.triggerType,
+        presetCode: values.presetCode,
+        filters: values.filters,
+        enabled: values.enabled,
+        nextRunAt: values.nextRunAt,
+        updatedAt: new Date(),
+      },
     })
     .returning();
   return row!;
@@ -51,7 +60,11 @@ export async function findWorkflow(db: Db, entityId: number, id: number, lock = 
   return row;
 }
 
-export async function listWorkflows(db: Db, entityId: number, q: { limit: number; offset: number; triggerType?: string | undefined; enabled?: boolean | undefined }): Promise<{ rows: WorkflowWithTrigger[]; total: number }> {
+export async function listWorkflows(
+  db: Db,
+  entityId: number,
+  q: { limit: number; offset: number; triggerType?: string | undefined; enabled?: boolean | undefined },
+): Promise<{ rows: WorkflowWithTrigger[]; total: number }> {
   const where = and(
     eq(workflow.entityId, entityId),
     isNull(workflow.deletedAt),
@@ -122,13 +135,9 @@ export async function triggerRevision(db: Db, entityId: number, triggerType: str
 export async function entitiesWithTriggers(db: Db, triggerType: string, entityIds: number[]): Promise<Set<number>> {
   if (entityIds.length === 0) return new Set();
   // Asked in the transaction of every change that publishes an event: prepared, planned once per connection.
-  const rows = await preparedIn<{ entity_id: number }>(db, 'workflows_entities_with_triggers', ENTITIES_WITH_TRIGGERS, [triggerType, [...new Set(entityIds)]]);
+  const rows = await runStatementIn<{ entity_id: number }>(db, ENTITIES_WITH_TRIGGERS, [triggerType, [...new Set(entityIds)]]);
   return new Set(rows.map((r) => r.entity_id));
 }
-
-const ENTITIES_WITH_TRIGGERS = `
-select distinct entity_id from workflow_step_triggers
- where trigger_type = $1 and enabled and entity_id = any($2::int[])`;
 
 /** Enabled triggers of `(entityId, triggerType)` with the version their workflow runs now. */
 export async function enabledTriggers(db: Db, entityId: number, triggerType: string): Promise<{ workflowId: number; version: number; filters: unknown }[]> {
@@ -136,7 +145,14 @@ export async function enabledTriggers(db: Db, entityId: number, triggerType: str
     .select({ workflowId: workflow.id, version: workflow.version, filters: workflowStepTriggers.filters })
     .from(workflowStepTriggers)
     .innerJoin(workflow, eq(workflow.id, workflowStepTriggers.workflowId))
-    .where(and(eq(workflowStepTriggers.entityId, entityId), eq(workflowStepTriggers.triggerType, triggerType), eq(workflowStepTriggers.enabled, true), isNull(workflow.deletedAt)))
+    .where(
+      and(
+        eq(workflowStepTriggers.entityId, entityId),
+        eq(workflowStepTriggers.triggerType, triggerType),
+        eq(workflowStepTriggers.enabled, true),
+        isNull(workflow.deletedAt),
+      ),
+    )
     .orderBy(asc(workflow.id));
 }
 
@@ -156,7 +172,14 @@ export async function lockDueSchedule(db: Db, id: number, now: Date): Promise<{ 
     .select({ trigger: workflowStepTriggers, version: workflow.version })
     .from(workflowStepTriggers)
     .innerJoin(workflow, eq(workflow.id, workflowStepTriggers.workflowId))
-    .where(and(eq(workflowStepTriggers.id, id), eq(workflowStepTriggers.enabled, true), sql`${workflowStepTriggers.nextRunAt} is not null`, lte(workflowStepTriggers.nextRunAt, now)))
+    .where(
+      and(
+        eq(workflowStepTriggers.id, id),
+        eq(workflowStepTriggers.enabled, true),
+        sql`${workflowStepTriggers.nextRunAt} is not null`,
+        lte(workflowStepTriggers.nextRunAt, now),
+      ),
+    )
     .for('update', { of: workflowStepTriggers, skipLocked: true });
   return row;
 }
@@ -185,14 +208,27 @@ export async function findExecution(db: Db, entityId: number, workflowId: number
   return row;
 }
 
-export async function listExecutions(db: Db, entityId: number, workflowId: number, q: { limit: number; offset: number; status?: ExecutionStatus | undefined }): Promise<{ rows: ExecutionRow[]; total: number }> {
-  const where = and(eq(workflowExecution.entityId, entityId), eq(workflowExecution.workflowId, workflowId), q.status === undefined ? undefined : eq(workflowExecution.status, q.status));
+export async function listExecutions(
+  db: Db,
+  entityId: number,
+  workflowId: number,
+  q: { limit: number; offset: number; status?: ExecutionStatus | undefined },
+): Promise<{ rows: ExecutionRow[]; total: number }> {
+  const where = and(
+    eq(workflowExecution.entityId, entityId),
+    eq(workflowExecution.workflowId, workflowId),
+    q.status === undefined ? undefined : eq(workflowExecution.status, q.status),
+  );
   const rows = await db.select().from(workflowExecution).where(where).orderBy(desc(workflowExecution.id)).limit(q.limit).offset(q.offset);
   const [total] = await db.select({ n: count() }).from(workflowExecution).where(where);
   return { rows, total: total?.n ?? 0 };
 }
 
-export async function updateExecution(db: Db, id: number, values: Partial<Pick<ExecutionRow, 'status' | 'contextJson' | 'error' | 'finishedAt'>>): Promise<void> {
+export async function updateExecution(
+  db: Db,
+  id: number,
+  values: Partial<Pick<ExecutionRow, 'status' | 'contextJson' | 'error' | 'finishedAt'>>,
+): Promise<void> {
   await db
     .update(workflowExecution)
     .set({ ...values, updatedAt: new Date() })
@@ -226,7 +262,13 @@ export async function beginStep(db: Db, values: { entityId: number; executionId:
   const [done] = await db
     .select()
     .from(workflowExecutionStep)
-    .where(and(eq(workflowExecutionStep.executionId, values.executionId), eq(workflowExecutionStep.stepKey, values.stepKey), eq(workflowExecutionStep.visit, values.visit)));
+    .where(
+      and(
+        eq(workflowExecutionStep.executionId, values.executionId),
+        eq(workflowExecutionStep.stepKey, values.stepKey),
+        eq(workflowExecutionStep.visit, values.visit),
+      ),
+    );
   return done!;
 }
 

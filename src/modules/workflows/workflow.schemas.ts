@@ -16,32 +16,44 @@ import { EXECUTION_STATUSES, STEP_STATUSES } from './workflow.table.js';
 
 const strict = { additionalProperties: false } as const;
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max });
-export const STEP_KEY_PATTERN = '^[a-z0-9_]{1,40}$';
+const STEP_KEY_PATTERN = '^[a-z0-9_]{1,40}$';
 const StepKey = Type.String({ pattern: STEP_KEY_PATTERN, description: 'Unique within the workflow (`step_1`, `greet`)' });
 const NextKey = Type.Optional(Type.Union([StepKey, Type.Null()], { description: 'Step to run next; default the following step; null ends the execution' }));
 
 /** A filter or a group; checked in depth against the field registry by the service. */
-export const FilterNodeSchema = Type.Unsafe<unknown>({
+const FilterNodeSchema = Type.Unsafe<unknown>({
   type: 'object',
   description: `A filter {field, operator, value} (operator one of ${FILTER_OPERATORS.join(', ')}) or a group {any: [...]} (OR) / {all: [...]} (AND)`,
 });
-export const Filters = Type.Array(FilterNodeSchema, { maxItems: 50, description: 'All must hold (AND); groups nest OR and AND' });
+const Filters = Type.Array(FilterNodeSchema, { maxItems: 50, description: 'All must hold (AND); groups nest OR and AND' });
 
 const step = <const A extends string, P extends Record<string, TSchema>>(action: A, props: P, description: string) =>
   Type.Object({ key: StepKey, action: Type.Literal(action), ...props, next: NextKey }, { ...strict, description });
 
-export const SendTextStep = step('send_text', { text: Type.String({ minLength: 1, maxLength: 4096, description: 'May name context values: {{trigger.sender_name}}' }) }, 'Send a text to the conversation of the trigger (or of its contact)');
-export const SendTemplateStep = step('send_template', { template: TemplateMessageBody }, 'Send an approved template to the conversation (also outside the service window)');
-export const AssignConversationStep = step(
+const SendTextStep = step(
+  'send_text',
+  { text: Type.String({ minLength: 1, maxLength: 4096, description: 'May name context values: {{trigger.sender_name}}' }) },
+  'Send a text to the conversation of the trigger (or of its contact)',
+);
+const SendTemplateStep = step(
+  'send_template',
+  { template: TemplateMessageBody },
+  'Send an approved template to the conversation (also outside the service window)',
+);
+const AssignConversationStep = step(
   'assign_conversation',
   { employee_id: Type.Optional(IdOf('Employee to assign')), queue_id: Type.Optional(IdOf('Routing queue: its next member by round robin')) },
   'Assign the conversation to an employee or through a routing queue (exactly one)',
 );
-export const AssignSellerStep = step('assign_seller', { employee_id: IdOf('Seller to assign to the lead') }, 'Assign a seller to the lead of the trigger');
-export const AddNoteStep = step('add_note', { text: Text(2000) }, 'Append a line to the conversation workspace notes');
-export const SetFollowUpStep = step('set_follow_up', { follow_up: Type.Boolean() }, 'Mark or clear the conversation follow-up');
-export const WaitStep = step('wait', { seconds: Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, description: 'Delay before the next step (up to 30 days)' }) }, 'Wait before the next step');
-export const WebhookStep = step(
+const AssignSellerStep = step('assign_seller', { employee_id: IdOf('Seller to assign to the lead') }, 'Assign a seller to the lead of the trigger');
+const AddNoteStep = step('add_note', { text: Text(2000) }, 'Append a line to the conversation workspace notes');
+const SetFollowUpStep = step('set_follow_up', { follow_up: Type.Boolean() }, 'Mark or clear the conversation follow-up');
+const WaitStep = step(
+  'wait',
+  { seconds: Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, description: 'Delay before the next step (up to 30 days)' }) },
+  'Wait before the next step',
+);
+const WebhookStep = step(
   'webhook',
   {
     url: Type.String({ pattern: '^https://', maxLength: 2000, description: 'HTTPS only; private, loopback and reserved addresses are refused' }),
@@ -50,21 +62,33 @@ export const WebhookStep = step(
   },
   'POST the execution context as JSON to an outbound webhook (Idempotency-Key header: one per step visit)',
 );
-export const ConditionStep = Type.Object(
+const ConditionStep = Type.Object(
   { key: StepKey, action: Type.Literal('condition'), filters: Filters, then: NextKey, else: NextKey },
   { ...strict, description: 'Go to `then` when the filters hold, else to `else` (absent: the following step; null: end)' },
 );
 
-export const Step = Type.Union([SendTextStep, SendTemplateStep, AssignConversationStep, AssignSellerStep, AddNoteStep, SetFollowUpStep, WaitStep, WebhookStep, ConditionStep]);
+export const Step = Type.Union([
+  SendTextStep,
+  SendTemplateStep,
+  AssignConversationStep,
+  AssignSellerStep,
+  AddNoteStep,
+  SetFollowUpStep,
+  WaitStep,
+  WebhookStep,
+  ConditionStep,
+]);
 export type Step = Static<typeof Step>;
-export type StepAction = Step['action'];
-export const Steps = Type.Array(Step, { minItems: 1, maxItems: 50 });
+const Steps = Type.Array(Step, { minItems: 1, maxItems: 50 });
 
 const PresetValues = Type.Object(
   {
     keyword: Type.Optional(Text(200)),
     run_at_time: Type.Optional(Type.String({ description: 'HH:mm' })),
     timezone: Type.Optional(Text(64)),
+    minutes: Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description: 'SLA cards: the response target in business minutes' })),
+    queue_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,10}$', description: 'sla_no_reply_reassign: the routing queue' })),
+    url: Type.Optional(Type.String({ pattern: '^https://', maxLength: 2000, description: 'sla_no_reply_webhook: the HTTPS URL' })),
   },
   { ...strict, description: 'What the preset card asks the user for' },
 );
@@ -78,7 +102,7 @@ export const WorkflowCreateBody = Type.Object(
     preset_values: Type.Optional(PresetValues),
     trigger_type: Type.Optional(StringEnum(TRIGGER_EVENTS, { description: 'Required without preset_code; with one it must match the preset' })),
     filters: Type.Optional(Filters),
-    steps: Steps,
+    steps: Type.Optional({ ...Steps, description: "Required unless the preset proposes steps (the SLA cards' `steps`), which it then takes" }),
   },
   { ...strict, description: 'With preset_code the server resolves the event and the pre-filled filters; `filters` are added to them (AND)' },
 );
@@ -99,7 +123,7 @@ export const WorkflowUpdateBody = Type.Object(
 );
 export type WorkflowUpdateBody = Static<typeof WorkflowUpdateBody>;
 
-export const Trigger = Type.Object({
+const Trigger = Type.Object({
   trigger_type: StringEnum(TRIGGER_EVENTS),
   preset_code: NullableString(),
   filters: Type.Array(Type.Unknown()),
@@ -127,7 +151,12 @@ export const WorkflowListQuery = Type.Object({
 export type WorkflowListQuery = Static<typeof WorkflowListQuery>;
 export const WorkflowListResponse = Type.Object({ data: Type.Array(WorkflowResponse), pagination: Pagination });
 
-export const WorkflowVersionResponse = Type.Object({ version: Type.Integer(), definition: Type.Unknown(), created_by_employee_id: Type.Union([Type.Integer(), Type.Null()]), created_at: Type.String({ format: 'date-time' }) });
+const WorkflowVersionResponse = Type.Object({
+  version: Type.Integer(),
+  definition: Type.Unknown(),
+  created_by_employee_id: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
 export const WorkflowVersionListResponse = Type.Object({ data: Type.Array(WorkflowVersionResponse) });
 
 export const ExecuteBody = Type.Object(
@@ -140,7 +169,7 @@ export const ExecuteBody = Type.Object(
 );
 export type ExecuteBody = Static<typeof ExecuteBody>;
 
-export const StepRunResponse = Type.Object({
+const StepRunResponse = Type.Object({
   step_key: Type.String(),
   visit: Type.Integer(),
   action: Type.String(),
@@ -177,7 +206,9 @@ export const DryRunBody = Type.Object(
 );
 export const DryRunResponse = Type.Object({
   matched: Type.Boolean({ description: 'Whether the trigger filters hold for the sample' }),
-  steps: Type.Array(Type.Object({ step_key: Type.String(), action: Type.String(), would: Type.Unknown({ description: 'What the step would do, with its text rendered' }) })),
+  steps: Type.Array(
+    Type.Object({ step_key: Type.String(), action: Type.String(), would: Type.Unknown({ description: 'What the step would do, with its text rendered' }) }),
+  ),
   stopped_by: Type.Optional(Type.String({ description: 'Why the walk stopped early (a wait, the step limit)' })),
 });
 
@@ -186,9 +217,14 @@ const PresetCardSchema = Type.Object({
   event: Type.String({ description: 'Trigger event (planned events for cards not available yet)' }),
   category: StringEnum(['Mensajeria', 'Tiempo', 'Manual', 'CRM'] as const),
   label: Type.String(),
-  filters: Type.Array(Type.Unknown(), { description: 'Pre-filled filters; `{keyword}` marks the user\'s text' }),
+  filters: Type.Array(Type.Unknown(), { description: "Pre-filled filters; `{keyword}` marks the user's text" }),
   inputs: Type.Array(Type.Object({ name: Type.String(), required: Type.Boolean(), description: Type.String() })),
   available: Type.Boolean(),
+  steps: Type.Optional(
+    Type.Array(Type.Unknown(), {
+      description: 'Steps the card proposes (`{input}` marks a value filled in); taken when the workflow is created without steps',
+    }),
+  ),
 });
 export const PresetListResponse = Type.Object({ data: Type.Array(PresetCardSchema) });
 const FieldDefinitionSchema = Type.Object({
@@ -198,8 +234,11 @@ const FieldDefinitionSchema = Type.Object({
   values: Type.Optional(Type.Array(Type.Union([Type.String(), Type.Number()]))),
   caseInsensitive: Type.Optional(Type.Boolean()),
   description: Type.String(),
-  addition: Type.Optional(Type.Boolean({ description: 'Not in SPEC\'s registry: ours' })),
+  addition: Type.Optional(Type.Boolean({ description: "Not in SPEC's registry: ours" })),
+  conditionsOnly: Type.Optional(Type.Boolean({ description: 'Only condition steps may name it (the manual trigger has no filters)' })),
 });
 export const FieldRegistryResponse = Type.Object({
-  data: Type.Array(Type.Object({ event: StringEnum(TRIGGER_EVENTS), status: StringEnum(['mvp', 'post_mvp'] as const), fields: Type.Array(FieldDefinitionSchema) })),
+  data: Type.Array(
+    Type.Object({ event: StringEnum(TRIGGER_EVENTS), status: StringEnum(['mvp', 'post_mvp'] as const), fields: Type.Array(FieldDefinitionSchema) }),
+  ),
 });

@@ -7,13 +7,13 @@
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound, validationFailed, type FieldError } from '../../platform/errors.js';
-import { transaction } from '../../platform/queue/queue.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import type { FilterNode } from './filter-engine.js';
 import { EVENT_STATUS, FIELD_REGISTRY, TRIGGER_EVENTS, type TriggerEvent } from './field-registry.js';
 import { PRESET_CARDS, resolvePreset, type PresetValues } from './presets.js';
 import { definitionErrors, type Definition, type TriggerDefinition } from './workflow.definition.js';
 import * as repo from './workflow.repository.js';
-import type { WorkflowCreateBody, WorkflowListQuery, WorkflowResponse, WorkflowUpdateBody } from './workflow.schemas.js';
+import type { Step, WorkflowCreateBody, WorkflowListQuery, WorkflowResponse, WorkflowUpdateBody } from './workflow.schemas.js';
 
 export function createWorkflowService(deps: {
   db: Db;
@@ -25,8 +25,23 @@ export function createWorkflowService(deps: {
 }) {
   const { db } = deps;
 
+  /**
+   * The steps the body's preset proposes, filled with its values (the SLA cards); undefined without. They are
+   * checked like steps in a body (`definitionErrors`), so a card's template is never trusted blindly.
+   */
+  function presetSteps(body: { preset_code?: string | null | undefined; preset_values?: PresetValues | undefined }): Step[] | undefined {
+    if (!body.preset_code) return undefined;
+    const resolved = resolvePreset(body.preset_code, body.preset_values ?? {}, []);
+    return 'steps' in resolved ? (resolved.steps as Step[] | undefined) : undefined;
+  }
+
   /** The trigger a body asks for: the preset's (plus extra filters) or the explicit one. */
-  function triggerOf(body: { preset_code?: string | null | undefined; preset_values?: PresetValues | undefined; trigger_type?: TriggerEvent | undefined; filters?: unknown[] | undefined }): TriggerDefinition {
+  function triggerOf(body: {
+    preset_code?: string | null | undefined;
+    preset_values?: PresetValues | undefined;
+    trigger_type?: TriggerEvent | undefined;
+    filters?: unknown[] | undefined;
+  }): TriggerDefinition {
     const extra = (body.filters ?? []) as FilterNode[];
     if (body.preset_code) {
       const resolved = resolvePreset(body.preset_code, body.preset_values ?? {}, extra);
@@ -34,7 +49,13 @@ export function createWorkflowService(deps: {
       if (body.trigger_type !== undefined && body.trigger_type !== resolved.event) {
         throw validationFailed([{ field: '/body/trigger_type', message: `preset ${body.preset_code} triggers on ${resolved.event}` }]);
       }
-      return { trigger_type: resolved.event, preset_code: body.preset_code, filters: resolved.filters, preset_values: body.preset_values ?? {}, extra_filters: extra };
+      return {
+        trigger_type: resolved.event,
+        preset_code: body.preset_code,
+        filters: resolved.filters,
+        preset_values: body.preset_values ?? {},
+        extra_filters: extra,
+      };
     }
     if (body.preset_values !== undefined) throw validationFailed([{ field: '/body/preset_values', message: 'preset_values need a preset_code' }]);
     if (body.trigger_type === undefined) throw validationFailed([{ field: '/body/trigger_type', message: 'give a preset_code or a trigger_type' }]);
@@ -52,33 +73,59 @@ export function createWorkflowService(deps: {
     return row;
   }
 
-  const nextRun = (trigger: TriggerDefinition, enabled: boolean, entityId: number, zone: string) => (enabled && trigger.trigger_type === 'scheduled' ? deps.nextRunAt(trigger.filters, entityId, zone) : null);
+  const nextRun = (trigger: TriggerDefinition, enabled: boolean, entityId: number, zone: string) =>
+    enabled && trigger.trigger_type === 'scheduled' ? deps.nextRunAt(trigger.filters, entityId, zone) : null;
 
   return {
-    presets: () => ({ data: PRESET_CARDS.map((c) => ({ ...c, filters: [...c.filters], inputs: [...c.inputs] })) }),
-    fieldRegistry: () => ({ data: TRIGGER_EVENTS.map((event) => ({ event, status: EVENT_STATUS[event], fields: FIELD_REGISTRY[event].map(({ values, ...f }) => ({ ...f, operators: [...f.operators], ...(values ? { values: [...values] } : {}) })) })) }),
+    presets: () => ({ data: PRESET_CARDS.map((c) => ({ ...c, filters: [...c.filters], inputs: [...c.inputs], ...(c.steps ? { steps: [...c.steps] } : {}) })) }),
+    fieldRegistry: () => ({
+      data: TRIGGER_EVENTS.map((event) => ({
+        event,
+        status: EVENT_STATUS[event],
+        fields: FIELD_REGISTRY[event].map(({ values, ...f }) => ({ ...f, operators: [...f.operators], ...(values ? { values: [...values] } : {}) })),
+      })),
+    }),
 
     async create(p: Principal, body: WorkflowCreateBody): Promise<WorkflowResponse> {
-      const definition: Definition = { trigger: triggerOf(body), steps: body.steps };
+      const trigger = triggerOf(body);
+      const steps = body.steps ?? presetSteps(body);
+      if (steps === undefined) throw validationFailed([{ field: '/body/steps', message: 'steps are required (the preset proposes none)' }]);
+      const definition: Definition = { trigger, steps };
       check(definition);
       const enabled = body.enabled ?? true;
       const zone = await deps.timeZoneOf(p.entityId);
       const id = await transaction(db, async (tx) => {
-        const wf = await repo.insertWorkflow(tx, { entityId: p.entityId, name: body.name.trim(), description: body.description ?? null, enabled, version: 1, createdByEmployeeId: p.employeeId, updatedByEmployeeId: p.employeeId });
+        const wf = await repo.insertWorkflow(tx, {
+          entityId: p.entityId,
+          name: body.name.trim(),
+          description: body.description ?? null,
+          enabled,
+          version: 1,
+          createdByEmployeeId: p.employeeId,
+          updatedByEmployeeId: p.employeeId,
+        });
         await repo.insertVersion(tx, { entityId: p.entityId, workflowId: wf.id, version: 1, definition, createdByEmployeeId: p.employeeId });
-        await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: wf.id, triggerType: definition.trigger.trigger_type, presetCode: definition.trigger.preset_code, filters: definition.trigger.filters, enabled, nextRunAt: nextRun(definition.trigger, enabled, p.entityId, zone) });
+        await repo.saveTrigger(tx, {
+          entityId: p.entityId,
+          workflowId: wf.id,
+          triggerType: definition.trigger.trigger_type,
+          presetCode: definition.trigger.preset_code,
+          filters: definition.trigger.filters,
+          enabled,
+          nextRunAt: nextRun(definition.trigger, enabled, p.entityId, zone),
+        });
         return wf.id;
       });
       return toWorkflowResponse(await load(p, id));
     },
 
     async get(p: Principal, id: number): Promise<WorkflowResponse> {
-      return toWorkflowResponse(await load(p, id));
+      return toWorkflowResponse(await load(p, id), canEdit(p));
     },
 
     async list(p: Principal, q: WorkflowListQuery) {
       const { rows, total } = await repo.listWorkflows(db, p.entityId, { limit: q.limit, offset: q.offset, triggerType: q.trigger_type, enabled: q.enabled });
-      return { data: rows.map(toWorkflowResponse), pagination: { limit: q.limit, offset: q.offset, total } };
+      return { data: rows.map((r) => toWorkflowResponse(r, canEdit(p))), pagination: { limit: q.limit, offset: q.offset, total } };
     },
 
     /** PATCH: name, description and enabled in place; trigger or steps as a new version. */
@@ -88,7 +135,8 @@ export function createWorkflowService(deps: {
         const current = await repo.findWorkflow(tx, p.entityId, id, true);
         if (!current) throw notFound('workflow', id);
         const before = current.definition as Definition;
-        const triggerChanged = body.preset_code !== undefined || body.preset_values !== undefined || body.trigger_type !== undefined || body.filters !== undefined;
+        const triggerChanged =
+          body.preset_code !== undefined || body.preset_values !== undefined || body.trigger_type !== undefined || body.filters !== undefined;
         let trigger = before.trigger;
         if (triggerChanged) {
           // What the body leaves out is kept: the preset, its values and extra filters, or the explicit trigger.
@@ -98,7 +146,9 @@ export function createWorkflowService(deps: {
             preset_code: presetCode,
             preset_values: body.preset_values ?? (samePreset ? before.trigger.preset_values : undefined),
             trigger_type: body.trigger_type ?? (presetCode === null ? before.trigger.trigger_type : undefined),
-            filters: body.filters ?? (presetCode === null ? (before.trigger.preset_code === null ? before.trigger.filters : []) : samePreset ? before.trigger.extra_filters : []),
+            filters:
+              body.filters ??
+              (presetCode === null ? (before.trigger.preset_code === null ? before.trigger.filters : []) : samePreset ? before.trigger.extra_filters : []),
           });
         }
         const definition: Definition = { trigger, steps: body.steps ?? before.steps };
@@ -115,7 +165,15 @@ export function createWorkflowService(deps: {
           updatedByEmployeeId: p.employeeId,
         });
         if (newVersion || enabled !== current.workflow.enabled) {
-          await repo.saveTrigger(tx, { entityId: p.entityId, workflowId: id, triggerType: trigger.trigger_type, presetCode: trigger.preset_code, filters: trigger.filters, enabled, nextRunAt: nextRun(trigger, enabled, p.entityId, zone) });
+          await repo.saveTrigger(tx, {
+            entityId: p.entityId,
+            workflowId: id,
+            triggerType: trigger.trigger_type,
+            presetCode: trigger.preset_code,
+            filters: trigger.filters,
+            enabled,
+            nextRunAt: nextRun(trigger, enabled, p.entityId, zone),
+          });
         }
       });
       return toWorkflowResponse(await load(p, id));
@@ -128,14 +186,38 @@ export function createWorkflowService(deps: {
     async versions(p: Principal, id: number) {
       await load(p, id);
       const rows = await repo.listVersions(db, p.entityId, id);
-      return { data: rows.map((v) => ({ version: v.version, definition: v.definition, created_by_employee_id: v.createdByEmployeeId, created_at: v.createdAt.toISOString() })) };
+      const show = canEdit(p);
+      return {
+        data: rows.map((v) => ({
+          version: v.version,
+          definition: { ...(v.definition as Definition), steps: stepsFor((v.definition as Definition).steps, show) },
+          created_by_employee_id: v.createdByEmployeeId,
+          created_at: v.createdAt.toISOString(),
+        })),
+      };
     },
   };
 }
 
 export type WorkflowService = ReturnType<typeof createWorkflowService>;
 
-export function toWorkflowResponse(r: repo.WorkflowWithTrigger): WorkflowResponse {
+/** What a webhook step's header values show to a caller who cannot edit the workflow (names stay). */
+const HIDDEN_HEADER_VALUE = '[hidden]';
+
+/** Webhook headers carry credentials: only those who may change them (`workflows.manage`) see their values. */
+function canEdit(p: Principal): boolean {
+  return p.permissions.has('workflows.manage');
+}
+
+function stepsFor(steps: Definition['steps'], showHeaders: boolean): Definition['steps'] {
+  if (showHeaders) return steps;
+  return steps.map((s) =>
+    s.action === 'webhook' && s.headers ? { ...s, headers: Object.fromEntries(Object.keys(s.headers).map((name) => [name, HIDDEN_HEADER_VALUE])) } : s,
+  );
+}
+
+/** `showHeaders` false replaces webhook header values with `HIDDEN_HEADER_VALUE`. */
+function toWorkflowResponse(r: repo.WorkflowWithTrigger, showHeaders = true): WorkflowResponse {
   const d = r.definition as Definition;
   return {
     id: r.workflow.id,
@@ -149,7 +231,7 @@ export function toWorkflowResponse(r: repo.WorkflowWithTrigger): WorkflowRespons
       filters: r.trigger.filters as unknown[],
       ...(r.trigger.triggerType === 'scheduled' ? { next_run_at: r.trigger.nextRunAt?.toISOString() ?? null } : {}),
     },
-    steps: d.steps,
+    steps: stepsFor(d.steps, showHeaders),
     created_at: r.workflow.createdAt.toISOString(),
     updated_at: r.workflow.updatedAt.toISOString(),
   };

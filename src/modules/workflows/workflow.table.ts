@@ -58,7 +58,9 @@ export const workflowStepTriggers = pgTable(
       .references(() => workflow.id),
     triggerType: text().notNull(),
     presetCode: text(),
-    filters: jsonb().notNull().default(sql`'[]'::jsonb`),
+    filters: jsonb()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     enabled: boolean().notNull(),
     nextRunAt: timestamp({ withTimezone: true }),
     ...timestampColumns(),
@@ -66,7 +68,9 @@ export const workflowStepTriggers = pgTable(
   (t) => [
     uniqueIndex('workflow_step_triggers_workflow_id_uq').on(t.workflowId),
     index('workflow_step_triggers_entity_id_trigger_type_idx').on(t.entityId, t.triggerType, t.updatedAt),
-    index('workflow_step_triggers_next_run_at_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null and ${t.enabled}`),
+    index('workflow_step_triggers_next_run_at_idx')
+      .on(t.nextRunAt)
+      .where(sql`${t.nextRunAt} is not null and ${t.enabled}`),
   ],
 );
 
@@ -97,7 +101,10 @@ export const workflowExecution = pgTable(
     finishedAt: timestamp({ withTimezone: true }),
     ...timestampColumns(),
   },
-  (t) => [uniqueIndex('workflow_execution_workflow_id_dedup_key_uq').on(t.workflowId, t.dedupKey), index('workflow_execution_entity_id_workflow_id_idx').on(t.entityId, t.workflowId, t.id)],
+  (t) => [
+    uniqueIndex('workflow_execution_workflow_id_dedup_key_uq').on(t.workflowId, t.dedupKey),
+    index('workflow_execution_entity_id_workflow_id_idx').on(t.entityId, t.workflowId, t.id),
+  ],
 );
 
 export const STEP_STATUSES = ['running', 'succeeded', 'failed'] as const;

@@ -4,6 +4,7 @@
  * request. Shared by the HTTP guard and the realtime gateway. The lookup itself belongs to the identity
  * module, which owns users, memberships and subscriptions; it is passed in as `loadPrincipal`.
  */
+import { LRUCache } from 'lru-cache';
 import { unauthorized } from '../errors.js';
 import { resolvePermissions, type Resolution, type SubscriptionGrant } from '../permissions/resolve.js';
 import type { CrmTokenClaims, TokenService } from './jwt.js';
@@ -45,10 +46,20 @@ export interface Authenticator {
 }
 
 export function createAuthenticator(deps: { loadPrincipal: PrincipalLoader; tokens: TokenService }): Authenticator {
+  // The record is read on every request (SPEC: permissions are re-resolved each time), but the same
+  // subscriptions always resolve to the same codes: each distinct set is resolved once per process and
+  // shared (a Resolution is never mutated). Keyed by content, so a changed role or override is a new key.
+  const resolved = new LRUCache<string, Resolution>({ max: 1000 });
+  function resolutionOf(subscriptions: SubscriptionGrant[]): Resolution {
+    const key = JSON.stringify(subscriptions);
+    let resolution = resolved.get(key);
+    if (resolution === undefined) resolved.set(key, (resolution = resolvePermissions(subscriptions)));
+    return resolution;
+  }
   async function principalFor(userId: number, entityId: number, clientKind: string) {
     const record = await deps.loadPrincipal(userId, entityId);
     if (!record || record.employeeId === null) return undefined;
-    const resolution = resolvePermissions(record.subscriptions);
+    const resolution = resolutionOf(record.subscriptions);
     return {
       userId: record.userId,
       email: record.email,

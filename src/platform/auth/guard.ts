@@ -10,11 +10,17 @@ import { permissionDenied, unauthorized } from '../errors.js';
 import type { Authenticator, Principal } from './authenticator.js';
 import { bearerToken } from './jwt.js';
 
-export type RouteAuth = 'none' | 'jwt' | (string & { readonly __permission?: never });
+type RouteAuth = 'none' | 'jwt' | (string & { readonly __permission?: never });
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /**
+     * A further rule of the route on the authenticated caller (an operator allow-list, one of two
+     * permissions); it throws 403. Run by the guard in `onRequest`, before any validation, so a caller
+     * who may not use the route learns nothing about its parameters or body.
+     */
+    authorize?: (principal: Principal) => void;
   }
   interface FastifyRequest {
     /** The authenticated caller; null on `auth: 'none'` routes. */
@@ -35,7 +41,7 @@ export const authGuard = fp(
   async (app: FastifyInstance, opts: { authenticator: Authenticator }) => {
     app.decorateRequest('principal', null);
     app.addHook('onRoute', (route) => {
-      const auth = (route.config)?.auth;
+      const auth = route.config?.auth;
       if (auth === undefined) {
         if (PUBLIC_PLUGIN_PREFIXES.some((p) => route.url.startsWith(p)) || route.url === '/openapi.json') {
           route.config = { ...route.config, auth: 'none' };
@@ -43,6 +49,7 @@ export const authGuard = fp(
         }
         throw new Error(`Route ${String(route.method)} ${route.url} declares no config.auth`);
       }
+      if (auth === 'none' && route.config?.authorize) throw new Error(`Route ${String(route.method)} ${route.url} has an authorize rule but no authentication`);
       if (auth !== 'none' && auth !== 'jwt' && !isPermissionCode(auth)) {
         throw new Error(`Route ${String(route.method)} ${route.url} requires unknown permission ${auth}`);
       }
@@ -55,12 +62,8 @@ export const authGuard = fp(
       const principal = await opts.authenticator.authenticate(token);
       request.principal = principal;
       if (auth !== 'jwt' && !principal.permissions.has(auth)) throw permissionDenied(auth);
+      request.routeOptions.config.authorize?.(principal);
     });
   },
   { name: 'auth-guard' },
 );
-
-/** Throws 403 `permission_denied` unless the principal holds `code` (for checks inside a handler). */
-export function requirePermission(principal: Principal, code: string): void {
-  if (!principal.permissions.has(code)) throw permissionDenied(code);
-}

@@ -6,7 +6,7 @@ import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { unauthorized } from '../errors.js';
 
-export const TOKEN_LIFETIME_SECONDS = 8 * 60 * 60;
+const TOKEN_LIFETIME_SECONDS = 8 * 60 * 60;
 
 /** The SPEC payload table, field for field. */
 export interface CrmTokenClaims {

@@ -5,35 +5,35 @@
  *   with respect to each other; a failing handler is logged, never propagated to the publisher. An
  *   event published while the process stops, or whose handler fails, is not delivered again.
  * - Durable, for consumers that must not miss an event (workflows): `subscribeDurably(name, consumer,
- *   handler)` gives the consumer its own job queue `<event>:<consumer>`, and `publishInTransaction(tx,
- *   name, payload)` enqueues one job per durable consumer on the publisher's transaction, so the event
- *   is delivered at least once if and only if the change commits, even if the process dies right
- *   after the commit. Durable handlers must be idempotent; the queue's retry and dead-letter rules apply
- *   (a `PermanentJobError` dead-letters at once).
+ *   handler)` gives the consumer its own job queue `<event>:<consumer>`, and the publisher's transaction
+ *   writes one job per durable consumer, so the event is delivered at least once if and only if the
+ *   change commits, even if the process dies right after the commit. Durable handlers must be
+ *   idempotent; the queue's retry and dead-letter rules apply (a `PermanentJobError` dead-letters at once).
  *
- * Modules add their events by augmenting `DomainEventMap`:
- * `declare module '../../platform/events/bus.js' { interface DomainEventMap { 'lead.created': LeadCreated } }`
+ * Nobody publishes on the bus directly: a change collects its events in `changeEventsOf(tx)` (or a
+ * `ChangeEvents`) from platform/transactions, which calls `enqueueDurable` before the commit and
+ * `deliver` after it. Events are declared by augmenting `DomainEventMap` (platform/events/domain-events.ts).
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import { afterCommit, type JobContext, type Queue, type RetryPolicy, type WorkOptions } from '../queue/queue.js';
+import type { JobContext, Queue, RetryPolicy, WorkOptions } from '../queue/queue.js';
+import type { DomainEventSink } from '../transactions/change-events.js';
+import type { DomainEventMap, DomainEventName } from './domain-events.js';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface DomainEventMap {}
+export type { DomainEventMap } from './domain-events.js';
 
-export type DomainEventName = keyof DomainEventMap;
-export type DomainEventHandler<K extends DomainEventName> = (payload: DomainEventMap[K]) => void | Promise<void>;
+type DomainEventHandler<K extends DomainEventName> = (payload: DomainEventMap[K]) => void | Promise<void>;
 /** A durable consumer's handler; `job.attempt` is 1 on the first delivery. */
-export type DurableEventHandler<K extends DomainEventName> = (payload: DomainEventMap[K], job: JobContext) => Promise<void>;
+type DurableEventHandler<K extends DomainEventName> = (payload: DomainEventMap[K], job: JobContext) => Promise<void>;
 
-export interface EventBus {
+export interface EventBus extends DomainEventSink {
   /**
    * Delivers `payload` to every in-process subscriber of `name`; resolves when all handlers settled.
-   * Call it after the change committed. Does not reach durable consumers: publish events that have
-   * any with `publishInTransaction`, or with `enqueueDurable` in the transaction and then here with
-   * `durableEnqueued: true` (publishing such an event here otherwise is logged as an error).
+   * Called by a change's `ChangeEvents` after its commit; `durableEnqueued` says the durable consumers'
+   * jobs were written in that transaction (an event with durable consumers delivered without them is
+   * logged as an error: those consumers never receive it).
    */
-  publish<K extends DomainEventName>(name: K, payload: DomainEventMap[K], options?: { durableEnqueued?: boolean }): Promise<void>;
+  deliver<K extends DomainEventName>(name: K, payload: DomainEventMap[K], options: { durableEnqueued: boolean }): Promise<void>;
   /** Adds an in-process handler; returns a function that removes it. */
   subscribe<K extends DomainEventName>(name: K, handler: DomainEventHandler<K>): () => void;
   /**
@@ -55,25 +55,12 @@ export interface EventBus {
       interest?: (tx: Db, payloads: DomainEventMap[K][]) => Promise<boolean[]>;
     },
   ): Promise<void>;
-  /**
-   * Publishes `payload` as part of the transaction `tx`, which must have been opened by `transaction()`
-   * from platform/queue: enqueues one job per durable consumer on `tx` now, and delivers to in-process
-   * subscribers (and wakes the local durable workers) after the commit. Nothing is delivered if `tx`
-   * rolls back. Throws when `tx` was not opened by `transaction()`.
-   */
-  publishInTransaction<K extends DomainEventName>(tx: Db, name: K, payload: DomainEventMap[K]): Promise<void>;
-  /**
-   * Only the durable half of `publishInTransaction`: enqueues one job per durable consumer on `tx` (any
-   * transaction), for publishers that deliver in process themselves after their commit (`publish` with
-   * `durableEnqueued: true`).
-   */
-  enqueueDurable<K extends DomainEventName>(tx: Db, name: K, payload: DomainEventMap[K]): Promise<void>;
-  /** `enqueueDurable` for many events at once: each consumer's interest is asked once per event name. */
-  enqueueDurableMany(tx: Db, events: { name: DomainEventName; payload: unknown }[]): Promise<void>;
+  /** One job per interested durable consumer of each of `events`, on `tx` (any transaction): each consumer's interest is asked once per event name. */
+  enqueueDurable(tx: Db, events: { name: DomainEventName; payload: unknown }[]): Promise<void>;
 }
 
 /** The job queue of a durable consumer of `event`. */
-export function durableQueueName(event: string, consumer: string): string {
+function durableQueueName(event: string, consumer: string): string {
   return `${event}:${consumer}`;
 }
 
@@ -108,9 +95,10 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
   }
 
   return {
-    async publish(name, payload, options = {}) {
+    async deliver(name, payload, options) {
       const durable = durableQueues.get(name);
-      if (durable && options.durableEnqueued !== true) log.error({ event: name, consumers: durable }, 'event with durable consumers published outside its transaction: they do not receive it');
+      if (durable && !options.durableEnqueued)
+        log.error({ event: name, consumers: durable }, 'event with durable consumers published outside its transaction: they do not receive it');
       await deliver(name, payload);
     },
     subscribe(name, handler) {
@@ -127,15 +115,7 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
       durableQueues.set(name, [...(durableQueues.get(name) ?? []), queueName]);
       if (options.interest) interests.set(queueName, options.interest as (tx: Db, payloads: unknown[]) => Promise<boolean[]>);
     },
-    async publishInTransaction(tx, name, payload) {
-      // Registered first so that a tx not opened by transaction() fails before anything is written.
-      afterCommit(tx, () => deliver(name, payload));
-      await enqueueFor(tx, name, [payload]);
-    },
-    async enqueueDurable(tx, name, payload) {
-      await enqueueFor(tx, name, [payload]);
-    },
-    async enqueueDurableMany(tx, events) {
+    async enqueueDurable(tx, events) {
       const byName = new Map<string, unknown[]>();
       for (const e of events) if (durableQueues.has(e.name)) byName.set(e.name, [...(byName.get(e.name) ?? []), e.payload]);
       for (const [name, payloads] of byName) await enqueueFor(tx, name, payloads);

@@ -8,7 +8,7 @@ import { AppError, type FieldError } from '../errors.js';
 
 const PROBLEM_BASE = 'https://crm-backend.dev/errors/';
 
-export interface ProblemBody {
+interface ProblemBody {
   type: string;
   title: string;
   status: number;
@@ -19,7 +19,7 @@ export interface ProblemBody {
 }
 
 /** Builds the problem body of an `AppError` for a request. */
-export function toProblem(error: AppError, requestId: string): ProblemBody {
+function toProblem(error: AppError, requestId: string): ProblemBody {
   return {
     ...error.extensions,
     type: PROBLEM_BASE + error.code.replace(/_/g, '-'),
@@ -32,9 +32,12 @@ export function toProblem(error: AppError, requestId: string): ProblemBody {
 }
 
 /** Sends `error` as problem+json. */
-export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
-  return reply.status(error.status).type('application/problem+json').send(toProblem(error, String(reply.request.id)));
+  return reply
+    .status(error.status)
+    .type('application/problem+json')
+    .send(toProblem(error, String(reply.request.id)));
 }
 
 function fromFastifyError(error: FastifyError): AppError | undefined {
@@ -74,7 +77,9 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = error instanceof AppError ? error : fromFastifyError(error);
     if (known) {
-      if (known.status >= 500) request.log.error({ err: error }, known.message);
+      // A drain's refusals are expected during every rolling update: one info line each, no stack.
+      if (known.code === 'service_draining') request.log.info({ code: known.code }, known.message);
+      else if (known.status >= 500) request.log.error({ err: error }, known.message);
       return sendProblem(reply, known);
     }
     request.log.error({ err: error }, 'unhandled error');

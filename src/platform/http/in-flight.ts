@@ -11,7 +11,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Longest `app.close()` waits for requests in flight, in milliseconds (the process's own stop timer is 30 s). */
-export const DRAIN_TIMEOUT_MS = 10_000;
+const DRAIN_TIMEOUT_MS = 10_000;
 
 const kSent = Symbol('in-flight: reply sent');
 /** A request with the callback its `onSend` calls. */

@@ -5,9 +5,11 @@
  *   (`GET /groups/:id/invoices` → `getGroupsByIdInvoices`; a leading `/api` is dropped because the
  *   `/api` copies of bare routes are hidden); two different routes with one id fail at start;
  * - the problem+json error responses the platform can answer, all with the one `Problem` schema:
- *   400 always, 401 and 403 by the route's `config.auth`, 404 on routes with path parameters, 500;
+ *   400 always, 401 and 403 by the route's `config.auth`, 404 on routes with path parameters, 500, and
+ *   503 `service_draining` (src/platform/http/drain.ts refuses any request while the instance stops);
  *   a route's own response for a status wins; a DELETE that declares no success response gets 204;
- * - `security: []` on `auth: 'none'` routes;
+ * - `security: []` on `auth: 'none'` routes, and the permission a route requires as the scope of its
+ *   bearer requirement (`[{ bearer: ['leads.view'] }]`, OpenAPI 3.1 role names);
  * - query and body properties with a default are not `required` (the validator fills them in).
  * Register it before the modules; hidden routes (`schema.hide`) are left alone.
  */
@@ -16,10 +18,10 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Type } from 'typebox';
 
 /** `$id` of the shared problem+json schema (`#/components/schemas/Problem` in the document). */
-export const PROBLEM_SCHEMA_ID = 'Problem';
+const PROBLEM_SCHEMA_ID = 'Problem';
 
 /** RFC 9457 problem details as every error of the service carries them (src/platform/http/error-handler.ts). */
-export const Problem = Type.Object(
+const Problem = Type.Object(
   {
     type: Type.String({ description: 'URI naming the problem type' }),
     title: Type.String(),
@@ -36,10 +38,16 @@ export const Problem = Type.Object(
   { $id: PROBLEM_SCHEMA_ID, additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
 );
 
-/** A documented error response whose body is the shared `Problem` (usable in a route's `response`). */
-export function problemResponse(description: string) {
-  return { description, content: { 'application/problem+json': { schema: { $ref: `${PROBLEM_SCHEMA_ID}#` } } } };
+/**
+ * A documented error response whose body is the shared `Problem` (usable in a route's `response`), or
+ * another shared schema (`schemaId`, added with `addSchema`) that extends it with members of its own.
+ */
+export function problemResponse(description: string, schemaId: string = PROBLEM_SCHEMA_ID) {
+  return { description, content: { 'application/problem+json': { schema: { $ref: `${schemaId}#` } } } };
 }
+
+/** The members every problem body has, for a shared schema that extends `Problem` with its own. */
+export const problemProperties = () => ({ ...Problem.properties });
 
 const ERRORS = {
   400: problemResponse('Invalid request (`validation_failed` names each bad field in `errors`)'),
@@ -47,16 +55,22 @@ const ERRORS = {
   403: problemResponse('The caller lacks the permission the operation requires'),
   404: problemResponse('No such record in the active entity'),
   500: problemResponse('Unexpected error; the body exposes only `requestId`'),
+  503: problemResponse('`service_draining`: this instance is shutting down; retry (another instance answers)'),
 } as const;
 
 /** The operationId derived from `method` and `url` (Fastify syntax, `:param`). */
-export function deriveOperationId(method: string, url: string): string {
+function deriveOperationId(method: string, url: string): string {
   const words = url
     .split('/')
     .filter((segment, i) => segment !== '' && !(i === 1 && segment === 'api'))
     .map((segment) => {
       const param = segment.startsWith(':');
-      const name = segment.replace(/^:/, '').split(/[^A-Za-z0-9]+/).filter(Boolean).map(capitalize).join('');
+      const name = segment
+        .replace(/^:/, '')
+        .split(/[^A-Za-z0-9]+/)
+        .filter(Boolean)
+        .map(capitalize)
+        .join('');
       return param ? `By${name}` : name;
     });
   return method.toLowerCase() + words.join('');
@@ -98,17 +112,20 @@ function documentRoute(route: RouteOptions, seen: Map<string, string>): void {
   if (auth !== 'none' && auth !== 'jwt') errors[403] = ERRORS[403];
   if (route.url.includes(':')) errors[404] = ERRORS[404];
   errors[500] = ERRORS[500];
+  errors[503] = ERRORS[503];
 
   const defaultsOptional = { querystring: withDefaultsOptional(schema.querystring), body: withDefaultsOptional(schema.body) };
   const own = (schema.response ?? {}) as Record<string, unknown>;
   // The house convention for a removal is 204 without a body; routes rarely spell it out.
-  const success = Object.keys(own).some((status) => status.startsWith('2')) || method !== 'DELETE' ? {} : { 204: { type: 'null', description: 'Removed; no body' } };
+  const success =
+    Object.keys(own).some((status) => status.startsWith('2')) || method !== 'DELETE' ? {} : { 204: { type: 'null', description: 'Removed; no body' } };
   route.schema = {
     ...schema,
     ...(defaultsOptional.querystring ? { querystring: defaultsOptional.querystring } : {}),
     ...(defaultsOptional.body ? { body: defaultsOptional.body } : {}),
     operationId,
     ...(auth === 'none' && !('security' in schema) ? { security: [] } : {}),
+    ...(auth !== 'none' && auth !== 'jwt' && !('security' in schema) ? { security: [{ bearer: [auth] }] } : {}),
     response: { ...errors, ...success, ...own },
   };
 }

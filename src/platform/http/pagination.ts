@@ -5,9 +5,13 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_ID } from './ids.js';
+import type { PageRequest } from '../../db/paging.js';
+
+// The count cap and the page request live with the statements that use them (src/db sits below the platform).
+export { COUNT_CAP, countCapFor, type PageRequest } from '../../db/paging.js';
 
 /** Largest page any list serves (the shared client asks for 100 and 200). */
-export const MAX_PAGE_SIZE = 200;
+const MAX_PAGE_SIZE = 200;
 
 /** Query parameters `limit` and `offset` with `defaultLimit`. */
 export function pageQuery(defaultLimit = 50) {
@@ -17,23 +21,14 @@ export function pageQuery(defaultLimit = 50) {
   };
 }
 
-/**
- * Lists over tables that grow without bound (leads, cartera) stop counting at
- * `max(COUNT_CAP, offset + limit + 1)` rows: an exact count of 100k rows costs more than the page itself.
- */
-export const COUNT_CAP = 1000;
-
-/** The row count at which a capped list stops counting for this page. */
-export function countCapFor(page: PageRequest): number {
-  return Math.max(COUNT_CAP, page.offset + page.limit + 1);
-}
-
 export const Pagination = Type.Object({
   limit: Type.Integer(),
   offset: Type.Integer(),
   total: Type.Integer({ description: 'Rows matching the filters across all pages (a lower bound when total_capped is true)' }),
   total_capped: Type.Optional(
-    Type.Boolean({ description: 'Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows' }),
+    Type.Boolean({
+      description: 'Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows',
+    }),
   ),
 });
 export type Pagination = Static<typeof Pagination>;
@@ -46,11 +41,6 @@ export function pageOf<T extends TSchema>(item: T) {
 export interface Page<T> {
   data: T[];
   pagination: Pagination;
-}
-
-export interface PageRequest {
-  limit: number;
-  offset: number;
 }
 
 /**

@@ -21,8 +21,10 @@ export const PERMISSION_MODULES = [
   { key: 'administracion', label: 'Administracion' },
   // Not in SPEC's catalogue, which has no workflow codes: our addition (docs/decisions.md "Workflows").
   { key: 'workflows', label: 'Workflows' },
+  // Not in SPEC's catalogue either: who sees and answers which conversations (docs/decisions.md "Conversation visibility").
+  { key: 'conversaciones', label: 'Conversaciones' },
 ] as const;
-export type PermissionModule = (typeof PERMISSION_MODULES)[number]['key'];
+type PermissionModule = (typeof PERMISSION_MODULES)[number]['key'];
 
 const def = (code: string, module: PermissionModule, label: string, implies: string[] = []): PermissionDefinition => ({
   code,
@@ -84,9 +86,17 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('workflows.view', 'workflows', 'View workflows and their executions'),
   def('workflows.manage', 'workflows', 'Create, change, enable and delete workflows', ['workflows.view']),
   def('workflows.execute', 'workflows', 'Run workflows manually', ['workflows.view']),
-];
 
-export type PermissionCode = string;
+  // Without view_all an agent sees only their own, their queues' waiting and their leads' conversations;
+  // without reply_any they answer only those assigned to them (claiming an unassigned one first).
+  def('conversations.view_all', 'conversaciones', 'See every conversation of the entity'),
+  def('conversations.reply_any', 'conversaciones', 'Answer any visible conversation, whoever it is assigned to'),
+  // Service levels (issue 31): business hours and SLA policies, read and changed.
+  def('sla_policies.view', 'conversaciones', 'View business hours and SLA policies'),
+  def('sla_policies.edit', 'conversaciones', 'Create, change and delete business hours and SLA policies', ['sla_policies.view']),
+  // Without it an agent's conversation reports show only their own rows (docs/api/interactions.md "Reports").
+  def('reports.view', 'conversaciones', 'See the conversation reports of every agent, queue and channel'),
+];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);
 const KNOWN = new Set(ALL_PERMISSION_CODES);

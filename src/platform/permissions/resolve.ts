@@ -6,8 +6,8 @@ import { ALL_PERMISSION_CODES, IMPLICATIONS } from './catalog.js';
 
 /** SPEC levels in priority order: 1 employee+entity, 2 user+entity, 3 user-global. */
 export type SubscriptionLevel = 1 | 2 | 3;
-export const LEVEL_SOURCE = { 1: 'employee', 2: 'user', 3: 'global' } as const;
-export type RoleSource = (typeof LEVEL_SOURCE)[SubscriptionLevel];
+const LEVEL_SOURCE = { 1: 'employee', 2: 'user', 3: 'global' } as const;
+type RoleSource = (typeof LEVEL_SOURCE)[SubscriptionLevel];
 
 export const SUPER_ADMIN_ROLE = 'super_admin';
 
@@ -50,8 +50,7 @@ export interface Resolution {
 export function resolvePermissions(subscriptions: readonly SubscriptionGrant[]): Resolution {
   const global = subscriptions.find((s) => s.level === 3);
   const effective = [...subscriptions].sort((a, b) => a.level - b.level)[0] ?? null;
-  const superAdminSub =
-    global?.roleName === SUPER_ADMIN_ROLE ? global : effective?.roleName === SUPER_ADMIN_ROLE ? effective : undefined;
+  const superAdminSub = global?.roleName === SUPER_ADMIN_ROLE ? global : effective?.roleName === SUPER_ADMIN_ROLE ? effective : undefined;
   const reasons = new Map<string, GrantReason>();
   const denied = new Map<string, { subscriptionId: number }>();
 

@@ -20,16 +20,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { libraryStatementName, sqlExecutorIn, type Database, type Db } from '../../db/client.js';
-import { afterCommit, hasAfterCommit } from './transaction.js';
+import { DEAD_LETTER_COUNTS, DEAD_LETTERS, QUEUE_BACKLOG, SCHEMA, SPEND_RETRIES } from './queue.sql.js';
+import { onCommit, hasOnCommit } from '../transactions/transaction.js';
+import { SCHEMA_LOCK_ID } from '../../db/migrate.js';
+import { AppError } from '../errors.js';
 import { startBatchedWorker, type BatchedWorker } from './batched-worker.js';
-
-export { transaction, afterCommit } from './transaction.js';
 
 /** Every job of the service by queue name, with its payload (ids only). Modules augment it. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface JobMap {}
-
-export type JobName = Extract<keyof JobMap, string>;
 
 /**
  * A failure that retrying cannot fix (the record is invalid, the provider refused the message for
@@ -42,17 +41,23 @@ export class PermanentJobError extends Error {
   }
 }
 
+/** HTTP-style statuses of an `AppError` that a later attempt may not meet (timeouts, conflicts, locks, rate limits). */
+const RETRYABLE_CLIENT_STATUSES = new Set([408, 409, 423, 425, 429]);
+
 /**
- * Whether retrying `err` cannot help: a `PermanentJobError`, or a database refusal of the data itself
- * (SQLSTATE class 22, data exception; 23502, 23514: a value the schema forbids). Connection losses,
- * serialization failures, deadlocks and every other error count as transient.
+ * Whether retrying `err` cannot help (docs/operations.md "Background jobs"): a `PermanentJobError`; an
+ * `AppError` of a 4xx status other than 408/409/423/425/429 (validation, an identity that cannot be valid, a
+ * reference that does not exist); a `SyntaxError` (unparseable input); a database refusal of the data itself
+ * (SQLSTATE class 22, data exception; 23502, 23514: a value the schema forbids; 23503: a missing reference).
+ * Connection losses, timeouts, serialization failures, deadlocks and every other error count as transient.
  */
 export function isPermanentFailure(err: unknown): boolean {
   let current: unknown = err;
   for (let depth = 0; current !== null && typeof current === 'object' && depth < 5; depth++) {
-    if (current instanceof PermanentJobError) return true;
+    if (current instanceof PermanentJobError || current instanceof SyntaxError) return true;
+    if (current instanceof AppError && current.status >= 400 && current.status < 500 && !RETRYABLE_CLIENT_STATUSES.has(current.status)) return true;
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && (code.startsWith('22') || code === '23502' || code === '23514')) return true;
+    if (typeof code === 'string' && (code.startsWith('22') || code === '23502' || code === '23514' || code === '23503')) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
@@ -72,7 +77,7 @@ export interface RetryPolicy {
   policy?: 'standard' | 'short' | 'singleton' | 'stately';
 }
 
-export interface EnqueueOptions {
+interface EnqueueOptions {
   /** With policy `short`/`singleton`/`stately`: the deduplication key (e.g. an outbound message id). */
   singletonKey?: string;
   /** Not before this time, or this many seconds from now. */
@@ -90,7 +95,7 @@ export interface JobContext {
   retryLimit: number;
 }
 
-export type JobHandler<D> = (data: D, job: JobContext) => Promise<void>;
+type JobHandler<D> = (data: D, job: JobContext) => Promise<void>;
 
 export interface WorkOptions {
   /** Seconds between polls when idle (at least 0.5). Default 2; `wake` cuts the wait short locally. */
@@ -108,7 +113,7 @@ export interface WorkOptions {
 }
 
 /** A job that failed for good, as operators see it. */
-export interface DeadLetter {
+interface DeadLetter {
   /** Id of the dead-letter job (not of the failed one). */
   id: string;
   /** The queue the job failed in. */
@@ -122,7 +127,7 @@ export interface DeadLetter {
   deadLetteredAt: Date;
 }
 
-export interface ScheduledJob {
+interface ScheduledJob {
   name: string;
   cron: string;
   timezone: string;
@@ -168,7 +173,7 @@ export interface QueueOptions {
   maintenanceIntervalSeconds?: number;
 }
 
-export const DEAD_LETTER_SUFFIX = '.dead-letter';
+const DEAD_LETTER_SUFFIX = '.dead-letter';
 
 /**
  * `expireInSeconds` for a queue whose attempt is a few statements and one outbound call bounded by
@@ -177,7 +182,6 @@ export const DEAD_LETTER_SUFFIX = '.dead-letter';
 export function attemptExpiryAfterCall(callTimeoutMs: number): number {
   return Math.max(10, Math.ceil((3 * callTimeoutMs) / 1000));
 }
-const SCHEMA = 'pgboss';
 
 /** A worker of this process: `busy` while it cannot fetch at once; `notify` makes an idle one fetch now. */
 interface LocalWorker {
@@ -257,11 +261,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
   // Jobs due and not yet started, per queue: the backlog and how long its oldest job has waited.
   const readBacklog = readOncePerScrape(
     async () => {
-      const { rows } = await database.executeSql(
-        `select name, count(*)::int as n, extract(epoch from now() - min(start_after))::float8 as age from ${SCHEMA}.job
-         where name = any($1::text[]) and state < 'active' and start_after <= now() group by name`,
-        [[...defined.keys()]],
-      );
+      const { rows } = await database.executeSql(QUEUE_BACKLOG.text, [[...defined.keys()]]);
       return new Map(rows.map((r) => [String(r.name), { waiting: Number(r.n), ageSeconds: Math.max(0, Number(r.age)) }]));
     },
     (err) => {
@@ -283,8 +283,16 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
         for (const queueName of defined.keys()) this.set({ queue: queueName }, pick(backlog.get(queueName) ?? { waiting: 0, ageSeconds: 0 }));
       },
     });
-  const waitingGauge = backlogGauge('queue_jobs_waiting', 'Jobs due and not yet started, per queue (the backlog; jobs delayed to a later time are not counted)', (b) => b.waiting);
-  const ageGauge = backlogGauge('queue_oldest_job_age_seconds', 'Seconds the oldest due job of each queue has waited to start; 0 when none waits', (b) => b.ageSeconds);
+  const waitingGauge = backlogGauge(
+    'queue_jobs_waiting',
+    'Jobs due and not yet started, per queue (the backlog; jobs delayed to a later time are not counted)',
+    (b) => b.waiting,
+  );
+  const ageGauge = backlogGauge(
+    'queue_oldest_job_age_seconds',
+    'Seconds the oldest due job of each queue has waited to start; 0 when none waits',
+    (b) => b.ageSeconds,
+  );
   const deadLetterGauge = new Gauge({
     name: 'queue_dead_letter_jobs',
     help: 'Jobs waiting in the dead-letter queue of each queue',
@@ -294,10 +302,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       this.reset();
       if (defined.size === 0) return;
       try {
-        const { rows } = await database.executeSql(
-          `select name, count(*)::int as n from ${SCHEMA}.job where name = any($1::text[]) and state < 'active' group by name`,
-          [[...defined.keys()].map((n) => n + DEAD_LETTER_SUFFIX)],
-        );
+        const { rows } = await database.executeSql(DEAD_LETTER_COUNTS.text, [[...defined.keys()].map((n) => n + DEAD_LETTER_SUFFIX)]);
         const counts = new Map(rows.map((r) => [String(r.name), Number(r.n)]));
         for (const name of defined.keys()) this.set({ queue: name }, counts.get(name + DEAD_LETTER_SUFFIX) ?? 0);
       } catch (err) {
@@ -315,6 +320,38 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     return booting;
   }
 
+  /** Whether queue `name` is missing or differs from `wanted` (fields left undefined are not compared). */
+  async function needsDefinition(name: string, wanted: PgBoss.Queue): Promise<boolean> {
+    const current = (await boss.getQueue(name)) as (PgBoss.QueueResult & Record<string, unknown>) | null;
+    if (current === null) return true;
+    const fields = ['policy', 'retryLimit', 'retryDelay', 'retryBackoff', 'expireInSeconds', 'deadLetter'] as const;
+    return fields.some((f) => wanted[f] !== undefined && current[f] !== wanted[f]);
+  }
+
+  /**
+   * Runs pg-boss queue definitions in one transaction holding the schema advisory lock that migrations take
+   * (`SCHEMA_LOCK_ID`): pg-boss creates a queue's partition with DDL on shared tables, and two instances
+   * doing so at once deadlocked (40P01). A deadlock or lock timeout met anyway (a database whose other
+   * clients do DDL of their own) is tried again, up to 5 times.
+   */
+  async function defineUnderSchemaLock(run: (scoped: PgBoss) => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await database.db.transaction(async (tx) => {
+          const executor = sqlExecutorIn(tx);
+          await executor.executeSql('select pg_advisory_xact_lock($1)', [SCHEMA_LOCK_ID]);
+          // A pg-boss instance of this transaction's connection: its queue API, never started.
+          await run(new PgBoss({ db: executor, schema: SCHEMA, supervise: false, schedule: false }));
+        });
+        return;
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (attempt >= 5 || (code !== '40P01' && code !== '55P03')) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
+
   function assertDefined(name: string): void {
     if (!defined.has(name)) throw new Error(`queue ${name} is not defined; call queue.define('${name}') at registration`);
   }
@@ -324,14 +361,22 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
    * here: a permanent failure spends its retries now so that pg-boss dead-letters it at once.
    */
   async function recordFailure(name: string, job: PgBoss.JobWithMetadata<unknown>, err: unknown): Promise<FailedAttempt> {
-    const permanent = err instanceof PermanentJobError;
+    const permanent = isPermanentFailure(err);
     const deadLettered = permanent || job.retryCount >= job.retryLimit;
-    const output: FailureOutput = { reason: err instanceof Error ? err.message : String(err), permanent, attempt: job.retryCount + 1, queue: name, jobId: job.id };
-    if (permanent) await boss.getDb().executeSql(`update ${SCHEMA}.job set retry_limit = retry_count where name = $1 and id = $2 and state = 'active'`, [name, job.id]);
+    const output: FailureOutput = {
+      reason: err instanceof Error ? err.message : String(err),
+      permanent,
+      attempt: job.retryCount + 1,
+      queue: name,
+      jobId: job.id,
+    };
+    if (permanent) await boss.getDb().executeSql(SPEND_RETRIES.text, [name, job.id]);
     jobs.inc({ queue: name, outcome: deadLettered ? 'dead_lettered' : 'retried' });
-    const fields = { err, queue: name, jobId: job.id, attempt: output.attempt };
-    if (deadLettered) log.error(fields, permanent ? 'job failed permanently: dead-lettered' : 'job failed after its last retry: dead-lettered');
-    else log.warn(fields, 'job failed: will retry');
+    const fields = { queue: name, jobId: job.id, attempt: output.attempt };
+    // A failure retrying cannot cure is the data's, not the code's: one line with its reason, no stack.
+    if (permanent) log.warn({ ...fields, reason: output.reason }, 'job failed permanently: dead-lettered');
+    else if (deadLettered) log.error({ ...fields, err }, 'job failed after its last retry: dead-lettered');
+    else log.warn({ ...fields, err }, 'job failed: will retry');
     return new FailedAttempt(output);
   }
 
@@ -345,8 +390,13 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     activeJobs++;
     const attempt = job.retryCount + 1;
     try {
-      await inSpan(`job ${spec.name}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'pg-boss', 'messaging.destination.name': spec.name, 'messaging.message.id': job.id, 'job.attempt': attempt } }, () =>
-        spec.handler(job.data, { id: job.id, queue: spec.name, attempt, retryLimit: job.retryLimit }),
+      await inSpan(
+        `job ${spec.name}`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: { 'messaging.system': 'pg-boss', 'messaging.destination.name': spec.name, 'messaging.message.id': job.id, 'job.attempt': attempt },
+        },
+        () => spec.handler(job.data, { id: job.id, queue: spec.name, attempt, retryLimit: job.retryLimit }),
       );
       jobs.inc({ queue: spec.name, outcome: 'completed' });
     } catch (err) {
@@ -379,7 +429,12 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
           boss.notifyWorker(id);
         }
       });
-      list.push({ get busy() { return busy; }, notify: () => boss.notifyWorker(id) });
+      list.push({
+        get busy() {
+          return busy;
+        },
+        notify: () => boss.notifyWorker(id),
+      });
     }
   }
 
@@ -402,7 +457,12 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       (err) => log.error({ err, queue: name }, 'job queue error'),
     );
     batchedWorkers.push(worker);
-    return { get busy() { return !worker.idle; }, notify: () => worker.notify() };
+    return {
+      get busy() {
+        return !worker.idle;
+      },
+      notify: () => worker.notify(),
+    };
   }
 
   /**
@@ -455,7 +515,6 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     async define(name, policy = {}) {
       await boot();
       const deadLetter = name + DEAD_LETTER_SUFFIX;
-      await boss.createQueue(deadLetter, { name: deadLetter, retryLimit: 0 });
       const settings: PgBoss.Queue = {
         name,
         policy: policy.policy ?? 'standard',
@@ -465,9 +524,18 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
         deadLetter,
         ...(policy.expireInSeconds !== undefined ? { expireInSeconds: policy.expireInSeconds } : {}),
       };
-      await boss.createQueue(name, settings);
-      // createQueue leaves an existing queue as it was: apply a policy changed since.
-      await boss.updateQueue(name, settings);
+      // A queue already defined as wanted is left alone: a read, no lock, so that instances starting together
+      // (or beside running ones) do not queue up behind each other's DDL.
+      if (!(await needsDefinition(deadLetter, { name: deadLetter, retryLimit: 0 })) && !(await needsDefinition(name, settings))) {
+        defined.set(name, policy);
+        return;
+      }
+      await defineUnderSchemaLock(async (scoped) => {
+        await scoped.createQueue(deadLetter, { name: deadLetter, retryLimit: 0 });
+        await scoped.createQueue(name, settings);
+        // createQueue leaves an existing queue as it was: apply a policy changed since.
+        await scoped.updateQueue(name, settings);
+      });
       defined.set(name, policy);
     },
 
@@ -485,7 +553,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       if (options.startAfter !== undefined) send.startAfter = options.startAfter;
       if (options.priority !== undefined) send.priority = options.priority;
       const id = await boss.send(name, data, send);
-      if (hasAfterCommit(tx)) afterCommit(tx, () => wake(name));
+      if (hasOnCommit(tx)) onCommit(tx, () => wake(name));
       else if (!(tx instanceof PgTransaction)) wake(name);
       return id;
     },
@@ -513,11 +581,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
     async deadLetters({ queue: only, limit = 100 } = {}) {
       const names = only !== undefined ? [only] : [...defined.keys()];
       if (names.length === 0) return [];
-      const { rows } = await database.executeSql(
-        `select id, name, data, output, created_on from ${SCHEMA}.job
-         where name = any($1::text[]) and state < 'active' order by created_on desc, id limit $2`,
-        [names.map((n) => n + DEAD_LETTER_SUFFIX), limit],
-      );
+      const { rows } = await database.executeSql(DEAD_LETTERS.text, [names.map((n) => n + DEAD_LETTER_SUFFIX), limit]);
       return rows.map((row) => toDeadLetter(row));
     },
 

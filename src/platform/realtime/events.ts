@@ -9,23 +9,23 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
 /** `interaction.ready`: sent to a socket once it has joined its entity room. */
-export const ReadyPayload = Type.Object({ entity_id: Type.Integer(), user_id: Type.Integer(), employee_id: Type.Integer(), socket_id: Type.String() });
-export type ReadyPayload = Static<typeof ReadyPayload>;
+const ReadyPayload = Type.Object({ entity_id: Type.Integer(), user_id: Type.Integer(), employee_id: Type.Integer(), socket_id: Type.String() });
+type ReadyPayload = Static<typeof ReadyPayload>;
 
-export const SESSION_EXPIRY_REASONS = ['token_expired', 'membership_revoked'] as const;
+const SESSION_EXPIRY_REASONS = ['token_expired', 'membership_revoked'] as const;
 /** `interaction.session.expired`: sent right before a stale socket is disconnected. */
-export const SessionExpiredPayload = Type.Object({ reason: Type.Enum(SESSION_EXPIRY_REASONS) });
-export type SessionExpiredPayload = Static<typeof SessionExpiredPayload>;
+const SessionExpiredPayload = Type.Object({ reason: Type.Enum(SESSION_EXPIRY_REASONS) });
+type SessionExpiredPayload = Static<typeof SessionExpiredPayload>;
 
 /** Body of `interaction.chat.subscribe` / `unsubscribe`: the chat and/or conversation rooms of the socket's entity. */
-export const ChatSubscription = Type.Object({
+const ChatSubscription = Type.Object({
   external_chat_id: Type.Optional(Type.String()),
   conversation_id: Type.Optional(Type.Integer()),
   entity_id: Type.Optional(Type.Integer()),
 });
-export type ChatSubscription = Static<typeof ChatSubscription>;
+type ChatSubscription = Static<typeof ChatSubscription>;
 
-export const SUBSCRIPTION_ERRORS = ['entity_not_allowed', 'invalid_request'] as const;
+const SUBSCRIPTION_ERRORS = ['entity_not_allowed', 'invalid_request', 'not_found'] as const;
 export const SubscriptionAck = Type.Union([
   Type.Object({ ok: Type.Literal(true), rooms: Type.Array(Type.String()) }),
   Type.Object({ ok: Type.Literal(false), error: Type.Enum(SUBSCRIPTION_ERRORS) }),
@@ -50,10 +50,46 @@ export interface ServerToClientEvents {
 export type ServerEventName = keyof ServerToClientEvents;
 export type ServerEventPayload<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
 
-/** Where an event goes besides the entity room: the chat and conversation rooms it concerns. */
+/**
+ * Where an event goes besides the entity room (whose sockets see every conversation): the chat and
+ * conversation rooms it concerns, and the rooms of the agents who see it without seeing the whole entity
+ * (its assignee's, its routing queue's, its lead's sellers'; see `RealtimeAudience`).
+ */
 export interface RealtimeTarget {
   externalChatId?: string | undefined;
   conversationId?: number | undefined;
+  employeeIds?: readonly number[] | undefined;
+  queueId?: number | null | undefined;
+  leadId?: number | undefined;
+}
+
+/** A socket's member, as the audience resolver is asked about it. */
+export interface AudienceMember {
+  userId: number;
+  entityId: number;
+  employeeId: number;
+  clientKind: string;
+}
+
+/** What a member hears: the whole entity, or the rooms of their own, their queues' and their leads' conversations. */
+export interface AudienceScope {
+  viewAll: boolean;
+  queueIds: readonly number[];
+  leadIds: readonly number[];
+}
+
+/**
+ * Who hears which conversation (issue 30), answered by the modules at composition (`Realtime.useAudience`):
+ * the platform knows rooms, not conversations. Without one every socket hears its whole entity.
+ */
+export interface RealtimeAudience {
+  /** Per member key `${userId}:${entityId}` (absent: not a member any more). Called at connection and at every re-authorization. */
+  scopes(members: AudienceMember[]): Promise<Map<string, AudienceScope>>;
+  /** The subset of `target` a member without the whole entity may see (chat and conversation subscriptions). */
+  visible(
+    member: AudienceMember,
+    target: { conversationIds: readonly number[]; externalChatIds: readonly string[] },
+  ): Promise<{ conversationIds: number[]; externalChatIds: string[] }>;
 }
 
 /** Anything that emits server events to an entity: the gateway itself, or a list published after a commit. */
@@ -68,7 +104,10 @@ const serverEvents = new Map<string, TSchema>();
  * Registers the payload schema of a server event declared in `ServerToClientEvents` (the schema's static
  * type must be that payload). Called once per event at module load; the registry feeds the docs test.
  */
-export function defineServerEvent<E extends ServerEventName, S extends TSchema>(event: E, schema: S & (Static<S> extends ServerEventPayload<E> ? unknown : never)): void {
+export function defineServerEvent<E extends ServerEventName, S extends TSchema>(
+  event: E,
+  schema: S & (Static<S> extends ServerEventPayload<E> ? unknown : never),
+): void {
   serverEvents.set(event, schema);
 }
 

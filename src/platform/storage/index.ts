@@ -12,15 +12,21 @@ import { createS3Storage } from './s3.js';
 import type { ObjectStorage } from './storage.js';
 
 export * from './storage.js';
-export { createLocalStorage, LOCAL_OBJECTS_PATH, type LocalStorage } from './local.js';
-export { createS3Storage } from './s3.js';
+export { type LocalStorage } from './local.js';
 export { localObjectRoutes } from './local.routes.js';
 
 /** The configured store. `secret` (the JWT secret) derives the local store's URL-signing key. */
 export function createObjectStorage(config: Config, secret: string): ObjectStorage {
   const s3 = config.objectStorage;
   if (s3.bucket !== undefined && s3.accessKeyId !== undefined && s3.secretAccessKey !== undefined) {
-    return createS3Storage({ bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region, endpoint: s3.endpoint, forcePathStyle: s3.forcePathStyle });
+    return createS3Storage({
+      bucket: s3.bucket,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      region: s3.region,
+      endpoint: s3.endpoint,
+      forcePathStyle: s3.forcePathStyle,
+    });
   }
   const root = config.dataDir === ':memory:' ? join(tmpdir(), `crm-media-${randomUUID()}`) : join(config.dataDir, 'media');
   // A key of its own, so a leaked URL signature says nothing about the JWT secret.

@@ -7,7 +7,7 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -26,6 +26,8 @@ export interface LocalGrant {
   contentType: string;
   size: string;
   fileName: string;
+  /** GET: `inline` or `attachment`; PUT: empty. */
+  disposition: string;
 }
 
 export interface LocalStorage extends ObjectStorage {
@@ -36,6 +38,11 @@ export interface LocalStorage extends ObjectStorage {
   verify(grant: LocalGrant, signature: string): boolean;
   /** Absolute path of `key` (for streaming uploads in). */
   pathOf(key: string): string;
+  /**
+   * Whether a signed PUT to `key` may still write (set by the owner of the keys, the media module: an
+   * upload URL dies once its upload is finalized). Unset, every validly signed PUT writes.
+   */
+  acceptsUpload?: ((key: string) => Promise<boolean>) | undefined;
   /** Streams `body` into `key` through a temporary file; rejects (leaving nothing) when it exceeds `maxBytes`. */
   writeLimited(key: string, body: Readable, maxBytes: number): Promise<number>;
 }
@@ -47,12 +54,24 @@ export function createLocalStorage(options: { root: string; signingKey: Buffer; 
     return join(root, ...key.split('/'));
   };
   const sign = (g: LocalGrant) =>
-    createHmac('sha256', signingKey).update([g.method, g.key, g.expires, g.contentType, g.size, g.fileName].join('\n')).digest('base64url');
+    createHmac('sha256', signingKey).update([g.method, g.key, g.expires, g.contentType, g.size, g.fileName, g.disposition].join('\n')).digest('base64url');
 
   function urlFor(g: LocalGrant, origin: string | undefined): PresignedUrl {
     const base = options.publicBaseUrl ?? origin ?? '';
-    const q = new URLSearchParams({ expires: g.expires, content_type: g.contentType, size: g.size, file_name: g.fileName, signature: sign(g) });
-    return { url: `${base}${LOCAL_OBJECTS_PATH}/${g.key}?${q.toString()}`, method: g.method, headers: g.method === 'PUT' ? { 'content-type': g.contentType } : {}, expiresAt: new Date(Number(g.expires) * 1000) };
+    const q = new URLSearchParams({
+      expires: g.expires,
+      content_type: g.contentType,
+      size: g.size,
+      file_name: g.fileName,
+      ...(g.disposition ? { disposition: g.disposition } : {}),
+      signature: sign(g),
+    });
+    return {
+      url: `${base}${LOCAL_OBJECTS_PATH}/${g.key}?${q.toString()}`,
+      method: g.method,
+      headers: g.method === 'PUT' ? { 'content-type': g.contentType } : {},
+      expiresAt: new Date(Number(g.expires) * 1000),
+    };
   }
   const expiresAt = (seconds: number) => String(Math.floor(Date.now() / 1000) + seconds);
 
@@ -93,11 +112,25 @@ export function createLocalStorage(options: { root: string; signingKey: Buffer; 
     },
     async presignUpload(key, o) {
       pathOf(key);
-      return urlFor({ method: 'PUT', key, expires: expiresAt(o.expiresInSeconds), contentType: o.contentType, size: String(o.size), fileName: '' }, o.origin);
+      return urlFor(
+        { method: 'PUT', key, expires: expiresAt(o.expiresInSeconds), contentType: o.contentType, size: String(o.size), fileName: '', disposition: '' },
+        o.origin,
+      );
     },
     async presignDownload(key, o) {
       pathOf(key);
-      return urlFor({ method: 'GET', key, expires: expiresAt(o.expiresInSeconds), contentType: o.contentType ?? '', size: '', fileName: o.fileName ?? '' }, o.origin);
+      return urlFor(
+        {
+          method: 'GET',
+          key,
+          expires: expiresAt(o.expiresInSeconds),
+          contentType: o.contentType ?? '',
+          size: '',
+          fileName: o.fileName ?? '',
+          disposition: o.disposition ?? 'attachment',
+        },
+        o.origin,
+      );
     },
     async head(key) {
       try {
@@ -116,6 +149,21 @@ export function createLocalStorage(options: { root: string; signingKey: Buffer; 
     },
     async write(key, body, o) {
       await writeLimited(key, body, o.size);
+    },
+    async copy(from, to) {
+      const source = pathOf(from);
+      const target = pathOf(to);
+      await mkdir(dirname(target), { recursive: true });
+      // Through a temporary file renamed into place, as writes are: a reader never sees half a copy.
+      const temp = `${target}.${randomUUID()}.part`;
+      try {
+        await copyFile(source, temp);
+        await rename(temp, target);
+      } catch (err) {
+        await rm(temp, { force: true });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ObjectNotFoundError(from);
+        throw err;
+      }
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });

@@ -4,9 +4,17 @@
  * compatible store; the region defaults to us-east-1 (SPEC "Limits").
  */
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { ObjectNotFoundError, type ObjectStorage } from './storage.js';
+import { ObjectNotFoundError, contentDisposition, type ObjectStorage } from './storage.js';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -42,8 +50,15 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage & { cl
       return { url, method: 'PUT', headers: { 'content-type': o.contentType }, expiresAt: expiry(o.expiresInSeconds) };
     },
     async presignDownload(key, o) {
-      const disposition = o.fileName !== undefined ? `inline; filename*=UTF-8''${encodeURIComponent(o.fileName)}` : undefined;
-      const command = new GetObjectCommand({ Bucket, Key: key, ...(disposition ? { ResponseContentDisposition: disposition } : {}), ...(o.contentType ? { ResponseContentType: o.contentType } : {}) });
+      // S3 sets no nosniff or CSP of its own: the bucket's origin is separate from the API's, and the
+      // type and disposition are fixed by the signature.
+      const disposition = contentDisposition(o.disposition ?? 'attachment', o.fileName);
+      const command = new GetObjectCommand({
+        Bucket,
+        Key: key,
+        ResponseContentDisposition: disposition,
+        ...(o.contentType ? { ResponseContentType: o.contentType } : {}),
+      });
       const url = await getSignedUrl(client, command, { expiresIn: o.expiresInSeconds });
       return { url, method: 'GET', headers: {}, expiresAt: expiry(o.expiresInSeconds) };
     },
@@ -67,6 +82,14 @@ export function createS3Storage(options: S3StorageOptions): ObjectStorage & { cl
     },
     async write(key, body, o) {
       await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: o.contentType, ContentLength: o.size }));
+    },
+    async copy(from, to) {
+      try {
+        await client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}` }));
+      } catch (err) {
+        if (isNotFound(err)) throw new ObjectNotFoundError(from);
+        throw err;
+      }
     },
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket, Key: key }));

@@ -15,7 +15,7 @@ export interface PresignedUrl {
   expiresAt: Date;
 }
 
-export interface PresignUploadOptions {
+interface PresignUploadOptions {
   contentType: string;
   /** Declared size in bytes. */
   size: number;
@@ -24,16 +24,18 @@ export interface PresignUploadOptions {
   origin?: string | undefined;
 }
 
-export interface PresignDownloadOptions {
+interface PresignDownloadOptions {
   expiresInSeconds: number;
   /** `Content-Disposition` file name offered to the browser. */
   fileName?: string | undefined;
   /** `Content-Type` the download is served with. */
   contentType?: string | undefined;
+  /** `Content-Disposition` type (default `attachment`): only what a browser may show in place is `inline`. */
+  disposition?: 'inline' | 'attachment' | undefined;
   origin?: string | undefined;
 }
 
-export interface ObjectInfo {
+interface ObjectInfo {
   /** Size in bytes. */
   size: number;
   contentType: string | undefined;
@@ -49,8 +51,26 @@ export interface ObjectStorage {
   read(key: string, range?: { start: number; end: number }): Promise<Readable>;
   /** Stores `body` (exactly `size` bytes) under `key`, replacing what was there. */
   write(key: string, body: Readable, options: { contentType: string; size: number }): Promise<void>;
+  /** Copies `from` to `to` as one snapshot (what `from` held when the copy began); throws `ObjectNotFoundError` when absent. */
+  copy(from: string, to: string): Promise<void>;
   /** Removes `key`; absent keys are not an error. */
   delete(key: string): Promise<void>;
+}
+
+/**
+ * Headers of every response that serves stored bytes (issue 33): the browser must not sniff a type,
+ * and should a page or SVG ever be opened it runs sandboxed with nothing allowed. Other origins may
+ * embed the bytes (`<img>` on the web client's origin).
+ */
+export const SERVED_OBJECT_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+  'cross-origin-resource-policy': 'cross-origin',
+};
+
+/** A `Content-Disposition` value with the file name as RFC 8187 `filename*` (and none when there is none). */
+export function contentDisposition(type: 'inline' | 'attachment', fileName: string | undefined): string {
+  return fileName ? `${type}; filename*=UTF-8''${encodeURIComponent(fileName)}` : type;
 }
 
 export class ObjectNotFoundError extends Error {

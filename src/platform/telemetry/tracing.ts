@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry traces (docs/operations.md "Traces"). Off unless configured: `startTracing` registers a
  * global tracer provider exporting over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT`; the service's spans are
- * HTTP requests (@fastify/otel), database statements (`traceDatabaseClient`), queue jobs and outbound
+ * HTTP requests (@fastify/otel), database statements (`traceDatabaseClient` in `src/db/tracing.ts`), queue jobs and outbound
  * calls to the ERP and the communications service (`withClientSpan`). With no provider registered the
  * helpers cost one no-op call.
  */
@@ -11,11 +11,10 @@ import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-
-const TRACER_NAME = 'crm-backend';
+import { TRACER_NAME } from '../../db/tracing.js';
 
 /** The service's tracer (the global provider's; a no-op one until tracing is started). */
-export function tracer(): Tracer {
+function tracer(): Tracer {
   return trace.getTracer(TRACER_NAME);
 }
 
@@ -63,50 +62,15 @@ export async function inSpan<T>(name: string, options: { kind: SpanKind; attribu
  * sends the `headers` given (the span's `traceparent`) and reports the answer's status with `answered`;
  * an error `fn` throws fails the span.
  */
-export function withClientSpan<T>(peer: string, operation: string, attributes: Attributes, fn: (headers: Record<string, string>, answered: (status: number) => void) => Promise<T>): Promise<T> {
+export function withClientSpan<T>(
+  peer: string,
+  operation: string,
+  attributes: Attributes,
+  fn: (headers: Record<string, string>, answered: (status: number) => void) => Promise<T>,
+): Promise<T> {
   return inSpan(`${peer} ${operation}`, { kind: SpanKind.CLIENT, attributes: { 'peer.service': peer, ...attributes } }, async (span) => {
     const headers: Record<string, string> = {};
     propagation.inject(context.active(), headers);
     return fn(headers, (status) => span.setAttribute('http.response.status_code', status));
   });
-}
-
-type QueryFn = (...args: unknown[]) => unknown;
-
-/**
- * Makes every statement of a node-postgres client (pool connections included) or a PGlite instance run
- * inside a request or job a CLIENT span `db.query` carrying the statement text (parameters are never recorded).
- */
-export function traceDatabaseClient(client: object, methods: readonly string[] = ['query']): void {
-  const target = client as Record<string, QueryFn>;
-  for (const method of methods) {
-    const original = target[method];
-    if (typeof original !== 'function') continue;
-    target[method] = function traced(this: unknown, ...args: unknown[]) {
-      const first = args[0] as { text?: unknown; submit?: unknown } | string | undefined;
-      // Submittables (cursors, streams) report their own completion: passed through untraced. So is a
-      // statement outside any request or job (queue polling, maintenance): it would be a trace of its own.
-      if (typeof first === 'object' && first !== null && typeof first.submit === 'function') return original.apply(this, args);
-      if (trace.getSpan(context.active()) === undefined) return original.apply(this, args);
-      const text = typeof first === 'string' ? first : typeof first?.text === 'string' ? first.text : '';
-      const span = tracer().startSpan('db.query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text.slice(0, 2000) } });
-      const end = (err?: unknown) => {
-        if (err) span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : 'query failed' });
-        span.end();
-      };
-      const last = args.length - 1;
-      if (typeof args[last] === 'function') {
-        const callback = args[last] as (err: unknown, ...rest: unknown[]) => void;
-        args[last] = (err: unknown, ...rest: unknown[]) => {
-          end(err);
-          callback(err, ...rest);
-        };
-        return context.with(trace.setSpan(context.active(), span), () => original.apply(this, args));
-      }
-      const result = context.with(trace.setSpan(context.active(), span), () => original.apply(this, args));
-      if (result instanceof Promise) result.then(() => end(), (err: unknown) => end(err));
-      else end();
-      return result;
-    };
-  }
 }

@@ -52,7 +52,13 @@ describe('ERP client', () => {
   });
 
   it('writes through REST without retrying', async () => {
-    const note = await erp.write(admin, 'POST', 'client_notes', { client_id: 'CL-1001', text: 'hello' }, Type.Object({ id: Type.String(), client_id: Type.String() }));
+    const note = await erp.write(
+      admin,
+      'POST',
+      'client_notes',
+      { client_id: 'CL-1001', text: 'hello' },
+      Type.Object({ id: Type.String(), client_id: Type.String() }),
+    );
     expect(note.client_id).toBe('CL-1001');
     sim.controls.failStatus = 503;
     const key = 'http:POST /api/v1/client_notes';

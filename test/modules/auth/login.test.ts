@@ -19,20 +19,45 @@ afterAll(async () => t.close());
 
 describe('POST /api/auth/login', () => {
   it('returns a Bearer token whose payload has exactly the SPEC fields and no permissions', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: member.email, password: member.password, entity_id: entityA.id } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: member.email, password: member.password, entity_id: entityA.id },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 28800, user: { id: member.userId, entity_id: entityA.id } });
     expect(body.erp_session).toMatchObject({ status: 'missing', entity_id: entityA.id, client_kind: 'web' });
     const claims = decodeJwt(body.access_token);
-    const specFields = ['id', 'email', 'erp_user_id', 'role_id', 'role_name', 'entity_id', 'employee_role_id', 'user_role_id', 'role_source', 'employee_id', 'erp_employee_id', 'client_kind'];
-    expect(Object.keys(claims).filter((k) => !['iat', 'exp', 'sub'].includes(k)).sort()).toEqual([...specFields].sort());
+    const specFields = [
+      'id',
+      'email',
+      'erp_user_id',
+      'role_id',
+      'role_name',
+      'entity_id',
+      'employee_role_id',
+      'user_role_id',
+      'role_source',
+      'employee_id',
+      'erp_employee_id',
+      'client_kind',
+    ];
+    expect(
+      Object.keys(claims)
+        .filter((k) => !['iat', 'exp', 'sub'].includes(k))
+        .sort(),
+    ).toEqual([...specFields].sort());
     expect(claims.exp! - claims.iat!).toBe(8 * 3600);
     expect(claims).toMatchObject({ id: member.userId, entity_id: entityA.id, employee_id: member.employeeId, role_source: 'employee', client_kind: 'web' });
   });
 
   it('answers the same 401 invalid_credentials for an unknown e-mail and a wrong password', async () => {
-    const unknown = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'nobody@example.com', password: 'x', entity_id: entityA.id } });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'nobody@example.com', password: 'x', entity_id: entityA.id },
+    });
     const wrong = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: member.email, password: 'wrong', entity_id: entityA.id } });
     for (const res of [unknown, wrong]) {
       expect(res.statusCode).toBe(401);
@@ -43,7 +68,11 @@ describe('POST /api/auth/login', () => {
   });
 
   it('refuses an entity the user is not a member of with 403 entity_not_allowed', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: member.email, password: member.password, entity_id: entityB.id } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: member.email, password: member.password, entity_id: entityB.id },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'entity_not_allowed' });
   });
@@ -55,14 +84,14 @@ describe('POST /api/auth/login', () => {
     expect(fields).toEqual(expect.arrayContaining(['/body/password', '/body/entity_id']));
   });
 
-  it('rate-limits attempts per e-mail with 429 and Retry-After', async () => {
+  it('rate-limits attempts per (e-mail, address) with 429 and Retry-After', async () => {
     const victim = await makeMember(t.database.db, { entityId: entityA.id });
     const responses = [];
     for (let i = 0; i < 7; i++) {
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/auth/login',
-        remoteAddress: `10.0.0.${i + 1}`,
+        remoteAddress: '10.0.0.1',
         payload: { email: victim.email, password: 'guess', entity_id: entityA.id },
       });
       responses.push(res);
@@ -73,6 +102,32 @@ describe('POST /api/auth/login', () => {
     expect(statuses.slice(5)).toEqual([429, 429]);
     expect(last.json()).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('never locks an account for everyone: a stranger hammering it leaves the owner a fresh address', async () => {
+    const victim = await makeMember(t.database.db, { entityId: entityA.id });
+    const attempt = (remoteAddress: string, password: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, payload: { email: victim.email, password, entity_id: entityA.id } });
+    // Wrong passwords from many addresses (each within its own budget) and past the budget from one.
+    for (let i = 0; i < 8; i++) expect((await attempt(`198.51.100.${i + 1}`, 'guess')).statusCode).toBe(401);
+    const hammer: number[] = [];
+    for (let i = 0; i < 7; i++) hammer.push((await attempt('203.0.113.66', 'guess')).statusCode);
+    expect(hammer.slice(5)).toEqual([429, 429]);
+    // The stranger's address stays refused, even with the right password; the owner's does not.
+    expect((await attempt('203.0.113.66', victim.password)).statusCode).toBe(429);
+    expect((await attempt('192.0.2.200', victim.password)).statusCode).toBe(200);
+  });
+
+  it('a success clears the failures of its (e-mail, address)', async () => {
+    const owner = await makeMember(t.database.db, { entityId: entityA.id });
+    const attempt = (password: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: '192.0.2.150', payload: { email: owner.email, password, entity_id: entityA.id } });
+    for (let i = 0; i < 3; i++) expect((await attempt('typo')).statusCode).toBe(401);
+    expect((await attempt(owner.password)).statusCode).toBe(200);
+    // Four more mistakes would have crossed the budget of five without the reset.
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await attempt('typo')).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 401]);
   });
 
   it('rate-limits attempts per IP across e-mails', async () => {
@@ -176,5 +231,74 @@ describe('entity switch', () => {
 
   it('logs in with the real password flow', async () => {
     expect(await login(t.app, member)).toMatch(/^ey/);
+  });
+});
+
+describe('behind a proxy (TRUST_PROXY)', () => {
+  it('counts the address the trusted proxy saw, not the client-written left-most X-Forwarded-For', async () => {
+    const behind = await createTestApp({ env: { LOGIN_RATE_LIMIT_MAX: '5', TRUST_PROXY: '1' }, testDb: t.testDb });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const res = await behind.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          remoteAddress: '10.1.0.2',
+          // The attacker rotates the left-most entry; the proxy appends the address it saw.
+          headers: { 'x-forwarded-for': `203.0.113.${i + 1}, 198.51.100.99` },
+          payload: { email: `rotating-${i}@example.com`, password: 'x', entity_id: entityA.id },
+        });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+      // Another client behind the same proxy has its own budget.
+      const other = await behind.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: '10.1.0.2',
+        headers: { 'x-forwarded-for': '203.0.113.1, 198.51.100.100' },
+        payload: { email: 'rotating-0@example.com', password: 'x', entity_id: entityA.id },
+      });
+      expect(other.statusCode).toBe(401);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('with the proxies listed by CIDR, the right-most untrusted hop is the client', async () => {
+    const behind = await createTestApp({ env: { LOGIN_RATE_LIMIT_MAX: '2', TRUST_PROXY: '10.1.0.0/16' }, testDb: t.testDb });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await behind.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          remoteAddress: '10.1.0.2',
+          headers: { 'x-forwarded-for': `203.0.113.${i + 1}, 198.51.100.98` },
+          payload: { email: `listed-${i}@example.com`, password: 'x', entity_id: entityA.id },
+        });
+        statuses.push(res.statusCode);
+      }
+      expect(statuses).toEqual([401, 401, 429]);
+      const other = await behind.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: '10.1.0.2',
+        headers: { 'x-forwarded-for': '198.51.100.97' },
+        payload: { email: 'listed-0@example.com', password: 'x', entity_id: entityA.id },
+      });
+      expect(other.statusCode).toBe(401);
+      // Not from a listed proxy: its X-Forwarded-For is ignored, the peer address counts.
+      const direct = await behind.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        remoteAddress: '192.0.2.31',
+        headers: { 'x-forwarded-for': '198.51.100.98' },
+        payload: { email: 'listed-9@example.com', password: 'x', entity_id: entityA.id },
+      });
+      expect(direct.statusCode).toBe(401);
+    } finally {
+      await behind.close();
+    }
   });
 });

@@ -14,13 +14,7 @@ let group1: { id: number };
 let group2: { id: number };
 const leads: Record<string, { id: number; groupId: number }> = {};
 
-const CODES = [
-  'cartera.leads_list.view',
-  'cartera.clients_list.view',
-  'cartera.lead_detail.edit',
-  'cartera.client_detail.edit',
-  'cartera.export_excel',
-];
+const CODES = ['cartera.leads_list.view', 'cartera.clients_list.view', 'cartera.lead_detail.edit', 'cartera.client_detail.edit', 'cartera.export_excel'];
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -48,7 +42,13 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) });
-type Item = { id: number; lead?: string; client?: string; seller: { id: number; source: string } | null; sellers: { direct: { id: number }[]; inherited: { id: number }[] } };
+type Item = {
+  id: number;
+  lead?: string;
+  client?: string;
+  seller: { id: number; source: string } | null;
+  sellers: { direct: { id: number }[]; inherited: { id: number }[] };
+};
 const byId = (items: Item[]) => new Map(items.map((i) => [i.id, i]));
 
 describe('GET /cartera/leads', () => {
@@ -56,7 +56,10 @@ describe('GET /cartera/leads', () => {
     const res = await get('/cartera/leads?limit=50');
     expect(res.statusCode).toBe(200);
     const items = byId(res.json().data);
-    expect(items.get(leads.inherited!.id)).toMatchObject({ seller: { id: sellerG.employeeId, name: 'Gabriela Grupo', source: 'group' }, sellers: { direct: [], inherited: [{ id: sellerG.employeeId }] } });
+    expect(items.get(leads.inherited!.id)).toMatchObject({
+      seller: { id: sellerG.employeeId, name: 'Gabriela Grupo', source: 'group' },
+      sellers: { direct: [], inherited: [{ id: sellerG.employeeId }] },
+    });
     expect(items.get(leads.both!.id)).toMatchObject({
       seller: { id: sellerL.employeeId, source: 'lead' },
       sellers: { direct: [{ id: sellerL.employeeId }], inherited: [{ id: sellerG.employeeId }] },
@@ -67,8 +70,19 @@ describe('GET /cartera/leads', () => {
 
   it('returns the SPEC item fields, the latest contact and null for data the service does not hold', async () => {
     const item = (await get(`/cartera/leads?group_id=${group1.id}&search=Inherited`)).json().data[0];
-    expect(Object.keys(item).sort()).toEqual(['agenda', 'contact', 'creation', 'erpId', 'frequency', 'group', 'groupId', 'id', 'interaction', 'lastPurchase', 'lead', 'seller', 'sellers'].sort());
-    expect(item).toMatchObject({ groupId: group1.id, group: 'Alfa Group', lead: 'Inherited Lead', contact: { name: 'Newest contact' }, lastPurchase: null, frequency: null, agenda: null, interaction: null });
+    expect(Object.keys(item).sort()).toEqual(
+      ['agenda', 'contact', 'creation', 'erpId', 'frequency', 'group', 'groupId', 'id', 'interaction', 'lastPurchase', 'lead', 'seller', 'sellers'].sort(),
+    );
+    expect(item).toMatchObject({
+      groupId: group1.id,
+      group: 'Alfa Group',
+      lead: 'Inherited Lead',
+      contact: { name: 'Newest contact' },
+      lastPurchase: null,
+      frequency: null,
+      agenda: null,
+      interaction: null,
+    });
   });
 
   it('filters by effective seller in SQL: a direct assignment hides the group seller', async () => {
@@ -95,7 +109,9 @@ describe('GET /cartera/leads', () => {
     expect(ids).not.toContain(leads.foreign!.id);
     expect(ids).not.toContain(leads.client!.id);
     const clients = (await get('/cartera/clients')).json();
-    expect(clients.data).toEqual([expect.objectContaining({ id: leads.client!.id, client: 'Client One', erpId: 'ERP-1', seller: expect.objectContaining({ source: 'group' }) })]);
+    expect(clients.data).toEqual([
+      expect.objectContaining({ id: leads.client!.id, client: 'Client One', erpId: 'ERP-1', seller: expect.objectContaining({ source: 'group' }) }),
+    ]);
   });
 });
 
@@ -103,9 +119,19 @@ describe('cartera detail', () => {
   it('reads and edits a lead detail and a client detail under their own paths', async () => {
     const detail = (await get(`/cartera/leads/${leads.direct!.id}`)).json();
     expect(detail).toMatchObject({ id: leads.direct!.id, lead: 'Direct Lead', email: null, seller: { source: 'lead' } });
-    const patched = await t.app.inject({ method: 'PATCH', url: `/cartera/leads/${leads.direct!.id}`, headers: bearer(token), payload: { phone: '5555 9999', taxId: '1234567-8' } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/cartera/leads/${leads.direct!.id}`,
+      headers: bearer(token),
+      payload: { phone: '5555 9999', taxId: '1234567-8' },
+    });
     expect(patched.json()).toMatchObject({ phone: '+50255559999', taxId: '1234567-8' });
-    const client = await t.app.inject({ method: 'PATCH', url: `/api/cartera/clients/${leads.client!.id}`, headers: bearer(token), payload: { name: 'Client Uno' } });
+    const client = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/cartera/clients/${leads.client!.id}`,
+      headers: bearer(token),
+      payload: { name: 'Client Uno' },
+    });
     expect(client.json()).toMatchObject({ client: 'Client Uno', erpId: 'ERP-1' });
   });
 
@@ -116,7 +142,12 @@ describe('cartera detail', () => {
     expect((await get(`/cartera/clients/${leads.foreignClient!.id}`)).statusCode).toBe(404);
     const patch = await t.app.inject({ method: 'PATCH', url: `/cartera/leads/${leads.foreign!.id}`, headers: bearer(token), payload: { name: 'x' } });
     expect(patch.statusCode).toBe(404);
-    const patchClient = await t.app.inject({ method: 'PATCH', url: `/cartera/clients/${leads.foreignClient!.id}`, headers: bearer(token), payload: { name: 'x' } });
+    const patchClient = await t.app.inject({
+      method: 'PATCH',
+      url: `/cartera/clients/${leads.foreignClient!.id}`,
+      headers: bearer(token),
+      payload: { name: 'x' },
+    });
     expect(patchClient.json()).toMatchObject({ code: 'not_found' });
   });
 
@@ -137,7 +168,10 @@ describe('GET /cartera/export.xlsx', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
     const sheet = workbook.getWorksheet('Leads')!;
-    const rows = sheet.getSheetValues().slice(2).map((r) => (r as unknown[]).slice(1));
+    const rows = sheet
+      .getSheetValues()
+      .slice(2)
+      .map((r) => (r as unknown[]).slice(1));
     expect(sheet.getRow(1).values).toEqual([undefined, 'Id', 'Group', 'Lead', 'ERP id', 'Creation', 'Seller', 'Seller source', 'Contact']);
     expect(rows.map((r) => [r[0], r[2], r[5], r[6]])).toEqual([
       [leads.inherited!.id, 'Inherited Lead', 'Gabriela Grupo', 'group'],
@@ -149,7 +183,11 @@ describe('GET /cartera/export.xlsx', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/cartera/export.xlsx?kind=client', headers: bearer(token) });
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
-    const ids = workbook.getWorksheet('Clients')!.getSheetValues().slice(2).map((r) => (r as unknown[])[1]);
+    const ids = workbook
+      .getWorksheet('Clients')!
+      .getSheetValues()
+      .slice(2)
+      .map((r) => (r as unknown[])[1]);
     expect(ids).toEqual([leads.client!.id]);
     expect((await get('/cartera/export.xlsx?kind=other')).json()).toMatchObject({ code: 'validation_failed' });
   });

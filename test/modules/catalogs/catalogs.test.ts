@@ -147,7 +147,11 @@ describe('two-level cache', () => {
   it('answers 428 erp_session_required when nothing is cached and the caller has no ERP session', async () => {
     await freshWorld();
     const other = await makeMember(t.database.db, { entityId: m.entityId });
-    const res = await get(t.app, '/catalogs/currencies', (await loginWithErp(t.app, { email: other.email, password: other.password, entityId: m.entityId })).token);
+    const res = await get(
+      t.app,
+      '/catalogs/currencies',
+      (await loginWithErp(t.app, { email: other.email, password: other.password, entityId: m.entityId })).token,
+    );
     expect(res.statusCode).toBe(428);
     expect(res.json()).toMatchObject({ code: 'erp_session_required', erp_session: { status: 'missing' } });
     expect((await get(t.app, '/catalogs/currencies')).statusCode).toBe(200);

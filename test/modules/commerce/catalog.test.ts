@@ -40,14 +40,25 @@ const product = (id: string, entityId: number, code: string, name: string, extra
 beforeAll(async () => {
   erp = await startTestErp();
   comms = await startProviderSimulator({ apiKey: API_KEY });
-  t = await createTestApp({ env: { ...erpEnv(erp), COMMUNICATIONS_BASE_URL: comms.url, COMMUNICATIONS_API_KEY: API_KEY, PUBLIC_BASE_URL: 'https://crm.example.com' }, startQueue: true });
+  t = await createTestApp({
+    env: { ...erpEnv(erp), COMMUNICATIONS_BASE_URL: comms.url, COMMUNICATIONS_API_KEY: API_KEY, PUBLIC_BASE_URL: 'https://crm.example.com' },
+    startQueue: true,
+  });
   const db = t.database.db;
   const e1 = (await makeEntity(db, 'Tienda')).id;
   const e2 = (await makeEntity(db, 'Farmacia')).id;
   await linkEntity(db, erp, e1, 901);
   await linkEntity(db, erp, e2, 902);
   erp.data.catalogProducts.push(
-    product('P-1', 901, 'CAF-500', 'Café molido 500 g', { description: 'Café de altura', category: 'Alimentos', images: ['https://erp.example.com/caf.jpg'], prices: [{ currencyCode: 'GTQ', amount: '45.00' }, { currencyCode: 'USD', amount: '5.90' }] }),
+    product('P-1', 901, 'CAF-500', 'Café molido 500 g', {
+      description: 'Café de altura',
+      category: 'Alimentos',
+      images: ['https://erp.example.com/caf.jpg'],
+      prices: [
+        { currencyCode: 'GTQ', amount: '45.00' },
+        { currencyCode: 'USD', amount: '5.90' },
+      ],
+    }),
     product('P-2', 901, 'TE-100', 'Té verde', { category: 'Alimentos' }),
     product('P-3', 901, 'LAP-14', 'Laptop 14"', { category: 'Equipo', prices: [{ currencyCode: 'GTQ', amount: '6499.00' }] }),
     product('P-9', 902, 'AMOX-500', 'Amoxicilina 500 mg', { category: 'Farmacia' }),
@@ -60,7 +71,11 @@ beforeAll(async () => {
   erpUserFor(erp, o, [902]);
   otherToken = (await loginWithErp(t.app, { email: o.email, password: o.password, entityId: e2 })).token;
   await makeChannelAccount(db, { entityId: e1, externalAccountId: 'PN-CAT' });
-  await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId: 'PN-CAT' }, { from: '50255507777', text: '¿Tienen café?' }) });
+  await t.app.inject({
+    method: 'POST',
+    url: '/api/interactions/webhooks/communications',
+    payload: whatsAppMessage({ phoneNumberId: 'PN-CAT' }, { from: '50255507777', text: '¿Tienen café?' }),
+  });
   await t.app.interactionsWorker.idle();
   const list = await t.app.inject({ method: 'GET', url: '/interactions/conversations', headers: bearer(token) });
   conversationId = (list.json().data as Row[])[0]!.id as number;
@@ -77,7 +92,19 @@ describe('sales catalog', () => {
   it('searches across case and accents, filters by category and currency, and pages', async () => {
     const cafe = await get('/catalogs/products?q=CAFE%20altura');
     expect(cafe.statusCode, cafe.body).toBe(200);
-    expect(cafe.json()).toMatchObject({ data: [{ id: 'P-1', code: 'CAF-500', prices: [{ currency: 'GTQ', amount: '45.00' }, { currency: 'USD', amount: '5.90' }] }], pagination: { total: 1 } });
+    expect(cafe.json()).toMatchObject({
+      data: [
+        {
+          id: 'P-1',
+          code: 'CAF-500',
+          prices: [
+            { currency: 'GTQ', amount: '45.00' },
+            { currency: 'USD', amount: '5.90' },
+          ],
+        },
+      ],
+      pagination: { total: 1 },
+    });
     expect((await get('/catalogs/products?category=Alimentos')).json().data.map((p: Row) => p.code)).toEqual(['CAF-500', 'TE-100']);
     expect((await get('/catalogs/products?currency=USD')).json().data.map((p: Row) => p.code)).toEqual(['CAF-500']);
     const page = (await get('/catalogs/products?category=Varios&limit=25&offset=50')).json();
@@ -99,18 +126,46 @@ describe('catalog in a conversation', () => {
     expect(ctx.json()).toMatchObject({ conversation_id: conversationId, currency: 'GTQ', recent_orders: [], channel_type_code: 'chatapp_api' });
     expect((await get(`/interactions/conversations/${conversationId}/catalog/products?q=te%20verde`)).json().data.map((p: Row) => p.code)).toEqual(['TE-100']);
     comms.reset();
-    const sent = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conversationId}/catalog/send`, headers: bearer(token), payload: { product_id: 'P-1', currency: 'USD' } });
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conversationId}/catalog/send`,
+      headers: bearer(token),
+      payload: { product_id: 'P-1', currency: 'USD' },
+    });
     expect(sent.statusCode, sent.body).toBe(202);
     const [delivery] = await comms.waitForDeliveries(1);
-    expect(delivery!.body).toMatchObject({ type: 'image', image: { link: 'https://erp.example.com/caf.jpg', caption: '*Café molido 500 g* (CAF-500)\nUSD 5.90 / unidad\nCafé de altura' } });
-    const noPrice = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conversationId}/catalog/send`, headers: bearer(token), payload: { product_id: 'P-3', currency: 'USD' } });
+    expect(delivery!.body).toMatchObject({
+      type: 'image',
+      image: { link: 'https://erp.example.com/caf.jpg', caption: '*Café molido 500 g* (CAF-500)\nUSD 5.90 / unidad\nCafé de altura' },
+    });
+    const noPrice = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conversationId}/catalog/send`,
+      headers: bearer(token),
+      payload: { product_id: 'P-3', currency: 'USD' },
+    });
     expect(noPrice.json()).toMatchObject({ status: 422, code: 'price_not_in_currency' });
-    expect((await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conversationId}/catalog/send`, headers: bearer(token), payload: { product_id: 'P-404' } })).statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/interactions/conversations/${conversationId}/catalog/send`,
+          headers: bearer(token),
+          payload: { product_id: 'P-404' },
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 
   it('is 404 for another entity’s conversation', async () => {
-    for (const path of ['context', 'products']) expect((await get(`/interactions/conversations/${conversationId}/catalog/${path}`, otherToken)).statusCode).toBe(404);
-    const send = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conversationId}/catalog/send`, headers: bearer(otherToken), payload: { product_id: 'P-9' } });
+    for (const path of ['context', 'products'])
+      expect((await get(`/interactions/conversations/${conversationId}/catalog/${path}`, otherToken)).statusCode).toBe(404);
+    const send = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conversationId}/catalog/send`,
+      headers: bearer(otherToken),
+      payload: { product_id: 'P-9' },
+    });
     expect(send.statusCode).toBe(404);
   });
 });
@@ -122,7 +177,13 @@ describe('quote PDF', () => {
       method: 'POST',
       url: '/quotes',
       headers: bearer(token),
-      payload: { lead_id: ctx.lead_id, contact_id: ctx.contact_id, currency: 'GTQ', valid_until: '2099-01-01', lines: [{ product_code: 'CAF-500', description: 'Café molido 500 g', quantity: '2', unit_price: '45.00', tax_percent: '12' }] },
+      payload: {
+        lead_id: ctx.lead_id,
+        contact_id: ctx.contact_id,
+        currency: 'GTQ',
+        valid_until: '2099-01-01',
+        lines: [{ product_code: 'CAF-500', description: 'Café molido 500 g', quantity: '2', unit_price: '45.00', tax_percent: '12' }],
+      },
     });
     expect(quote.statusCode, quote.body).toBe(201);
     const id = quote.json<Row>().id as number;
@@ -131,13 +192,30 @@ describe('quote PDF', () => {
     expect(pdf.headers['content-type']).toContain('application/pdf');
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     comms.reset();
-    const sent = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(token), payload: { conversation_id: conversationId } });
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/quotes/${id}/send-to-conversation`,
+      headers: bearer(token),
+      payload: { conversation_id: conversationId },
+    });
     expect(sent.statusCode, sent.body).toBe(202);
     expect(sent.json()).toMatchObject({ type: 'document', status: 'pending' });
     const [delivery] = await comms.waitForDeliveries(1, 20_000);
-    expect(delivery!.body).toMatchObject({ type: 'document', document: { filename: `cotizacion-${id}.pdf`, caption: `Cotización No. ${id}: GTQ 100.80`, link: expect.stringMatching(/^https:\/\/crm.example.com\/media\//) } });
+    expect(delivery!.body).toMatchObject({
+      type: 'document',
+      document: {
+        filename: `cotizacion-${id}.pdf`,
+        caption: `Cotización No. ${id}: GTQ 100.80`,
+        link: expect.stringMatching(/^https:\/\/crm.example.com\/media\//),
+      },
+    });
     expect((await get(`/quotes/${id}`)).json<Row>().status).toBe('sent');
-    const other = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(otherToken), payload: { conversation_id: conversationId } });
+    const other = await t.app.inject({
+      method: 'POST',
+      url: `/quotes/${id}/send-to-conversation`,
+      headers: bearer(otherToken),
+      payload: { conversation_id: conversationId },
+    });
     expect(other.statusCode).toBe(404);
   }, 40_000);
 
@@ -147,12 +225,22 @@ describe('quote PDF', () => {
     ['expired', [], '2020-01-01'],
   ] as const)('refuses to send an %s quote into the conversation with 409 invalid_transition, and sends nothing', async (status, moves, validUntil) => {
     const ctx = (await get(`/interactions/conversations/${conversationId}/catalog/context`)).json<Row>();
-    const quote = await t.app.inject({ method: 'POST', url: '/quotes', headers: bearer(token), payload: { lead_id: ctx.lead_id, currency: 'GTQ', valid_until: validUntil, lines: [{ description: 'Té verde', quantity: '1', unit_price: '10.00' }] } });
+    const quote = await t.app.inject({
+      method: 'POST',
+      url: '/quotes',
+      headers: bearer(token),
+      payload: { lead_id: ctx.lead_id, currency: 'GTQ', valid_until: validUntil, lines: [{ description: 'Té verde', quantity: '1', unit_price: '10.00' }] },
+    });
     const id = quote.json<Row>().id as number;
     for (const move of moves) expect((await t.app.inject({ method: 'POST', url: `/quotes/${id}/${move}`, headers: bearer(token) })).statusCode).toBe(200);
     const history = async () => ((await get(`/interactions/conversations/${conversationId}/history`)).json<Row>().data as Row[]).map((m) => m.id as number);
     const before = await history();
-    const sent = await t.app.inject({ method: 'POST', url: `/quotes/${id}/send-to-conversation`, headers: bearer(token), payload: { conversation_id: conversationId } });
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/quotes/${id}/send-to-conversation`,
+      headers: bearer(token),
+      payload: { conversation_id: conversationId },
+    });
     expect(sent.statusCode, sent.body).toBe(409);
     expect(sent.json()).toMatchObject({ status: 409, code: 'invalid_transition', action: 'send' });
     expect(await history()).toEqual(before);

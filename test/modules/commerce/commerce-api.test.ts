@@ -44,7 +44,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: object, token = seller) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, payload?: object, token = seller) =>
+  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 const future = '2099-12-31';
 const LINES = [
   { product_code: 'P-1', description: 'Plan empresarial', quantity: '3', unit_price: '3.33', discount_percent: '10', tax_percent: '12' },
@@ -61,7 +62,18 @@ describe('quotes', () => {
     const q = await newQuote();
     expect(q).toMatchObject({ status: 'draft', currency: 'GTQ', seller_employee_id: sellerId, lead_id: leadId, contact_id: contactId });
     expect(q.lines).toEqual([
-      expect.objectContaining({ position: 1, quantity: '3', unit_price: '3.33', discount_percent: '10', tax_percent: '12', gross: '9.99', discount: '1.00', tax: '1.08', total: '10.07', total_minor: 1007 }),
+      expect.objectContaining({
+        position: 1,
+        quantity: '3',
+        unit_price: '3.33',
+        discount_percent: '10',
+        tax_percent: '12',
+        gross: '9.99',
+        discount: '1.00',
+        tax: '1.08',
+        total: '10.07',
+        total_minor: 1007,
+      }),
       expect.objectContaining({ position: 2, quantity: '1.5', unit_price: '9.99', gross: '14.99', discount: '0.00', tax: '0.00', total: '14.99' }),
     ]);
     expect(q).toMatchObject({ subtotal: '24.98', discount: '1.00', tax: '1.08', total: '25.06', total_minor: 2506 });
@@ -72,6 +84,14 @@ describe('quotes', () => {
     ['more decimals than the currency has', { currency: 'JPY', lines: [{ description: 'x', quantity: '1', unit_price: '1.5' }] }, '/body/lines/0/unit_price'],
     ['a discount over 100 %', { lines: [{ description: 'x', quantity: '1', unit_price: '1', discount_percent: '101' }] }, '/body/lines/0/discount_percent'],
     ['a contact of another lead', { contact_id: 0 }, '/body/contact_id'],
+    ['a line whose amounts overflow', { lines: [{ description: 'x', quantity: '9999999999999', unit_price: '9999999999999' }] }, '/body/lines/0'],
+    [
+      'a quantity as a JSON number (amounts are decimal strings only)',
+      { lines: [{ description: 'x', quantity: 1.5, unit_price: '1' }] },
+      '/body/lines/0/quantity',
+    ],
+    ['a unit price as a JSON number', { lines: [{ description: 'x', quantity: '1', unit_price: 12.5 }] }, '/body/lines/0/unit_price'],
+    ['a total that overflows', { lines: Array.from({ length: 11 }, () => ({ description: 'x', quantity: '1', unit_price: '9000000000000' })) }, '/body/lines'],
   ])('refuses %s with 400 naming the field', async (_name, extra, field) => {
     const body: Row = { lead_id: leadId, currency: 'GTQ', valid_until: future, lines: LINES, ...extra };
     if ((extra as Row).contact_id === 0) body.contact_id = otherLeadContact;
@@ -125,7 +145,15 @@ describe('orders', () => {
     await call('POST', `/quotes/${q.id}/approve`);
     const res = await call('POST', '/orders', { quote_id: q.id });
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json()).toMatchObject({ quote_id: q.id, lead_id: leadId, contact_id: contactId, currency: 'GTQ', total: '25.06', lines: q.lines, erp: { push_status: 'pending' } });
+    expect(res.json()).toMatchObject({
+      quote_id: q.id,
+      lead_id: leadId,
+      contact_id: contactId,
+      currency: 'GTQ',
+      total: '25.06',
+      lines: q.lines,
+      erp: { push_status: 'pending' },
+    });
     expect((await call('POST', '/orders', { quote_id: q.id })).json()).toMatchObject({ status: 409, code: 'order_exists' });
     expect((await call('GET', `/quotes/${q.id}`)).json().order_id).toBe(res.json().id);
     const direct = await call('POST', '/orders', { lead_id: leadId, currency: 'USD', lines: [{ description: 'Soporte', quantity: '1', unit_price: '100' }] });
@@ -137,23 +165,57 @@ describe('opportunities', () => {
   it('starts with a default pipeline, records every move with who and when', async () => {
     const pipeline = (await call('GET', '/opportunity-pipeline')).json().states as Row[];
     expect(pipeline.map((s) => s.name)).toEqual(['Prospecto', 'Calificado', 'Propuesta', 'Negociación', 'Ganada', 'Perdida']);
-    const res = await call('POST', '/opportunities', { lead_id: leadId, name: 'Renovación', value: '15000', currency: 'GTQ', expected_close_date: '2027-01-31' });
+    const res = await call('POST', '/opportunities', {
+      lead_id: leadId,
+      name: 'Renovación',
+      value: '15000',
+      currency: 'GTQ',
+      expected_close_date: '2027-01-31',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const o = res.json();
-    expect(o).toMatchObject({ state: { name: 'Prospecto' }, value: '15000.00', value_minor: 1_500_000, owner_employee_id: sellerId, history: [{ from_state_id: null, to_state_id: pipeline[0]!.id }] });
+    expect(o).toMatchObject({
+      state: { name: 'Prospecto' },
+      value: '15000.00',
+      value_minor: 1_500_000,
+      owner_employee_id: sellerId,
+      history: [{ from_state_id: null, to_state_id: pipeline[0]!.id }],
+    });
     const won = pipeline.find((s) => s.outcome === 'won')!;
     const moved = await call('POST', `/opportunities/${o.id}/state`, { state_id: won.id });
-    expect(moved.json()).toMatchObject({ state: { name: 'Ganada', outcome: 'won' }, history: [{}, { from_state_id: pipeline[0]!.id, to_state_id: won.id, changed_by_employee_id: sellerId }] });
+    expect(moved.json()).toMatchObject({
+      state: { name: 'Ganada', outcome: 'won' },
+      history: [{}, { from_state_id: pipeline[0]!.id, to_state_id: won.id, changed_by_employee_id: sellerId }],
+    });
     expect((await call('POST', `/opportunities/${o.id}/state`, { state_id: won.id })).json().code).toBe('invalid_transition');
-    expect((await call('PUT', '/opportunity-pipeline', { states: [{ name: 'Abierta', outcome: 'open' }, { name: 'Cerrada', outcome: 'won' }] })).json()).toMatchObject({ status: 409, code: 'state_in_use' });
-    const renamed = await call('PUT', '/opportunity-pipeline', { states: [...pipeline.map((s) => ({ id: s.id, name: s.name === 'Ganada' ? 'Cerrada ganada' : s.name, outcome: s.outcome })), { name: 'Pausada', outcome: 'open' }] });
+    expect(
+      (
+        await call('PUT', '/opportunity-pipeline', {
+          states: [
+            { name: 'Abierta', outcome: 'open' },
+            { name: 'Cerrada', outcome: 'won' },
+          ],
+        })
+      ).json(),
+    ).toMatchObject({ status: 409, code: 'state_in_use' });
+    const renamed = await call('PUT', '/opportunity-pipeline', {
+      states: [
+        ...pipeline.map((s) => ({ id: s.id, name: s.name === 'Ganada' ? 'Cerrada ganada' : s.name, outcome: s.outcome })),
+        { name: 'Pausada', outcome: 'open' },
+      ],
+    });
     expect(renamed.json().states.map((s: Row) => s.name)).toContain('Cerrada ganada');
   });
 });
 
 describe('events', () => {
   it('quote.approved runs a workflow of the CRM card', async () => {
-    const wf = await call('POST', '/api/workflows', { name: 'Aprobada', preset_code: 'crm_quote_approved', filters: [{ field: 'trigger.total', operator: 'gt', value: 20 }], steps: [{ key: 'note', action: 'wait', seconds: 1 }] });
+    const wf = await call('POST', '/api/workflows', {
+      name: 'Aprobada',
+      preset_code: 'crm_quote_approved',
+      filters: [{ field: 'trigger.total', operator: 'gt', value: 20 }],
+      steps: [{ key: 'note', action: 'wait', seconds: 1 }],
+    });
     expect(wf.statusCode, wf.body).toBe(201);
     const q = await newQuote();
     await call('POST', `/quotes/${q.id}/send`);
@@ -162,7 +224,15 @@ describe('events', () => {
       const data = (await call('GET', `/api/workflows/${wf.json().id}/executions`)).json().data as Row[];
       return data.length > 0 ? data : undefined;
     }, 10_000);
-    expect(runs[0]!.context_json.trigger).toMatchObject({ type: 'quote.approved', quote_id: q.id, lead_id: leadId, contact_id: contactId, currency: 'GTQ', total: 25.06, seller_employee_id: sellerId });
+    expect(runs[0]!.context_json.trigger).toMatchObject({
+      type: 'quote.approved',
+      quote_id: q.id,
+      lead_id: leadId,
+      contact_id: contactId,
+      currency: 'GTQ',
+      total: 25.06,
+      seller_employee_id: sellerId,
+    });
   });
 });
 
@@ -181,7 +251,16 @@ describe('permissions and tenants', () => {
       ['GET', '/opportunities'],
       ['POST', '/opportunities', { lead_id: leadId, name: 'x', value: '1', currency: 'GTQ' }],
       ['GET', '/opportunity-pipeline'],
-      ['PUT', '/opportunity-pipeline', { states: [{ name: 'a', outcome: 'open' }, { name: 'b', outcome: 'won' }] }],
+      [
+        'PUT',
+        '/opportunity-pipeline',
+        {
+          states: [
+            { name: 'a', outcome: 'open' },
+            { name: 'b', outcome: 'won' },
+          ],
+        },
+      ],
       ['GET', '/catalogs/products'],
       ['GET', '/interactions/conversations/1/catalog/context'],
       ['GET', '/interactions/conversations/1/catalog/products'],

@@ -25,7 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 const line = (unitPrice: string, extra: object = {}) => ({ description: 'Licencia', quantity: '2', unit_price: unitPrice, ...extra });
 const quoteIn = async (currency: string, unitPrice: string) => {
   const res = await call('POST', '/quotes', { lead_id: leadId, currency, valid_until: '2099-12-31', lines: [line(unitPrice)] });
@@ -61,7 +62,16 @@ describe('a second currency in a document', () => {
     const q = await quoteIn('JPY', '1500');
     expectRefused(await call('PATCH', `/quotes/${q.id}`, { lines: [line('1500'), line('12.50')] }), '/body/lines/1/unit_price');
     const changed = await call('PATCH', `/quotes/${q.id}`, { lines: [line('1500'), line('1250')] });
-    expect(changed.json()).toMatchObject({ currency: 'JPY', subtotal: '5500', total: '5500', total_minor: 5500, lines: [{ unit_price: '1500', total: '3000' }, { unit_price: '1250', total: '2500' }] });
+    expect(changed.json()).toMatchObject({
+      currency: 'JPY',
+      subtotal: '5500',
+      total: '5500',
+      total_minor: 5500,
+      lines: [
+        { unit_price: '1500', total: '3000' },
+        { unit_price: '1250', total: '2500' },
+      ],
+    });
   });
 
   it.each([
@@ -73,7 +83,13 @@ describe('a second currency in a document', () => {
     expectRefused(await call('POST', '/orders', { quote_id: q.id, ...extra }), field);
     const order = await call('POST', '/orders', { quote_id: q.id });
     expect(order.statusCode, order.body).toBe(201);
-    expect(order.json()).toMatchObject({ quote_id: q.id, currency: 'KWD', total: '2.500', total_minor: 2500, lines: [{ unit_price: '1.250', total: '2.500' }] });
+    expect(order.json()).toMatchObject({
+      quote_id: q.id,
+      currency: 'KWD',
+      total: '2.500',
+      total_minor: 2500,
+      lines: [{ unit_price: '1.250', total: '2.500' }],
+    });
   });
 
   it.each([

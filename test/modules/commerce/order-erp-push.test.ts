@@ -32,7 +32,16 @@ afterAll(async () => {
 });
 
 const order = (token: string) =>
-  t.app.inject({ method: 'POST', url: '/orders', headers: bearer(token), payload: { lead_id: leadId, currency: 'GTQ', lines: [{ product_code: 'P-9', description: 'Licencia', quantity: '2', unit_price: '150.00', tax_percent: '12' }] } });
+  t.app.inject({
+    method: 'POST',
+    url: '/orders',
+    headers: bearer(token),
+    payload: {
+      lead_id: leadId,
+      currency: 'GTQ',
+      lines: [{ product_code: 'P-9', description: 'Licencia', quantity: '2', unit_price: '150.00', tax_percent: '12' }],
+    },
+  });
 const pushed = (token: string, id: number) =>
   waitFor(async () => {
     const o = (await t.app.inject({ method: 'GET', url: `/orders/${id}`, headers: bearer(token) })).json<Row>();
@@ -54,7 +63,12 @@ describe('ERP push', () => {
     expect((sim.controls.counts.write ?? 0) - writesBefore).toBe(2); // the lost answer and the replay
     const created = [...sim.controls.orders.values()].filter((o) => (o.body as Row).external_id === `crm-order-${done.id}`);
     expect(created).toHaveLength(1);
-    expect(created[0]!.body).toMatchObject({ client_id: 'C-100', currency: 'GTQ', total: '336.00', lines: [{ code: 'P-9', quantity: '2.000', unit_price: '150.00', tax_percent: '12.00' }] });
+    expect(created[0]!.body).toMatchObject({
+      client_id: 'C-100',
+      currency: 'GTQ',
+      total: '336.00',
+      lines: [{ code: 'P-9', quantity: '2.000', unit_price: '150.00', tax_percent: '12.00' }],
+    });
     const again = await t.app.inject({ method: 'POST', url: `/orders/${done.id}/erp-push`, headers: bearer(login.token) });
     expect(again.json()).toMatchObject({ status: 409, code: 'order_pushed' });
   }, 40_000);

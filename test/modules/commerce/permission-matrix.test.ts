@@ -37,9 +37,17 @@ let entityId: number;
 let leadId: number;
 let admin: string;
 const tokens = {} as Record<Code, string>;
-const ids: Record<'draftToEdit' | 'draftToSend' | 'sentToApprove' | 'sentToReject' | 'quote' | 'order', number> = { draftToEdit: 0, draftToSend: 0, sentToApprove: 0, sentToReject: 0, quote: 0, order: 0 };
+const ids: Record<'draftToEdit' | 'draftToSend' | 'sentToApprove' | 'sentToReject' | 'quote' | 'order', number> = {
+  draftToEdit: 0,
+  draftToSend: 0,
+  sentToApprove: 0,
+  sentToReject: 0,
+  quote: 0,
+  order: 0,
+};
 
-const call = (method: Method, url: string, token: string, payload?: object) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const call = (method: Method, url: string, token: string, payload?: object) =>
+  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 const created = async (method: Method, url: string, payload?: object) => {
   const res = await call(method, url, admin, payload);
   expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
@@ -53,7 +61,7 @@ beforeAll(async () => {
   entityId = (await makeEntity(db, 'Permisos')).id;
   leadId = (await makeLead(db, { entityId })).id;
   admin = await tokenFor(t.app, await makeMember(db, { entityId, codes: ['quotes.create', 'orders.create'] }));
-  for (const code of CODES) tokens[code] = await tokenFor(t.app, await makeMember(db, { entityId, codes: [code] }));
+  for (const code of CODES) tokens[code] = await tokenFor(t.app, await makeMember(db, { entityId, codes: [code], conversations: 'restricted' }));
   const quote = { lead_id: leadId, currency: 'GTQ', valid_until: '2099-12-31', lines: [LINE] };
   for (const key of ['draftToEdit', 'draftToSend', 'sentToApprove', 'sentToReject', 'quote'] as const) ids[key] = await created('POST', '/quotes', quote);
   for (const key of ['sentToApprove', 'sentToReject'] as const) await created('POST', `/quotes/${ids[key]}/send`);
@@ -78,25 +86,61 @@ interface Route {
 }
 const ROUTES: Route[] = [
   { code: 'catalog.view', method: 'GET', url: () => '/catalogs/products', allowed: { status: 428, code: 'erp_session_required' } },
-  { code: 'catalog.view', method: 'GET', url: () => `/interactions/conversations/${NO_CONVERSATION}/catalog/context`, allowed: { status: 404, code: 'not_found' } },
-  { code: 'catalog.view', method: 'GET', url: () => `/interactions/conversations/${NO_CONVERSATION}/catalog/products`, allowed: { status: 404, code: 'not_found' } },
-  { code: 'catalog.view', method: 'POST', url: () => `/interactions/conversations/${NO_CONVERSATION}/catalog/send`, payload: () => ({ product_id: 'P-1' }), allowed: { status: 404, code: 'not_found' } },
+  {
+    code: 'catalog.view',
+    method: 'GET',
+    url: () => `/interactions/conversations/${NO_CONVERSATION}/catalog/context`,
+    allowed: { status: 404, code: 'not_found' },
+  },
+  {
+    code: 'catalog.view',
+    method: 'GET',
+    url: () => `/interactions/conversations/${NO_CONVERSATION}/catalog/products`,
+    allowed: { status: 404, code: 'not_found' },
+  },
+  {
+    code: 'catalog.view',
+    method: 'POST',
+    url: () => `/interactions/conversations/${NO_CONVERSATION}/catalog/send`,
+    payload: () => ({ product_id: 'P-1' }),
+    allowed: { status: 404, code: 'not_found' },
+  },
   { code: 'orders.view', method: 'GET', url: () => '/orders', allowed: { status: 200 } },
   { code: 'orders.view', method: 'GET', url: () => `/orders/${ids.order}`, allowed: { status: 200 } },
-  { code: 'orders.create', method: 'POST', url: () => '/orders', payload: () => ({ lead_id: leadId, currency: 'GTQ', lines: [LINE] }), allowed: { status: 201 } },
+  {
+    code: 'orders.create',
+    method: 'POST',
+    url: () => '/orders',
+    payload: () => ({ lead_id: leadId, currency: 'GTQ', lines: [LINE] }),
+    allowed: { status: 201 },
+  },
   { code: 'orders.create', method: 'POST', url: () => `/orders/${ids.order}/erp-push`, allowed: { status: 200 } },
   { code: 'quotes.view', method: 'GET', url: () => '/quotes', allowed: { status: 200 } },
   { code: 'quotes.view', method: 'GET', url: () => `/quotes/${ids.quote}`, allowed: { status: 200 } },
   { code: 'quotes.view', method: 'GET', url: () => `/quotes/${ids.quote}/pdf`, allowed: { status: 200 } },
-  { code: 'quotes.create', method: 'POST', url: () => '/quotes', payload: () => ({ lead_id: leadId, currency: 'GTQ', valid_until: '2099-12-31', lines: [LINE] }), allowed: { status: 201 } },
+  {
+    code: 'quotes.create',
+    method: 'POST',
+    url: () => '/quotes',
+    payload: () => ({ lead_id: leadId, currency: 'GTQ', valid_until: '2099-12-31', lines: [LINE] }),
+    allowed: { status: 201 },
+  },
   { code: 'quotes.create', method: 'PATCH', url: () => `/quotes/${ids.draftToEdit}`, payload: () => ({ notes: 'cambio' }), allowed: { status: 200 } },
   { code: 'quotes.create', method: 'POST', url: () => `/quotes/${ids.draftToSend}/send`, allowed: { status: 200 } },
   { code: 'quotes.create', method: 'POST', url: () => `/quotes/${ids.sentToApprove}/approve`, allowed: { status: 200 } },
   { code: 'quotes.create', method: 'POST', url: () => `/quotes/${ids.sentToReject}/reject`, allowed: { status: 200 } },
-  { code: 'quotes.create', method: 'POST', url: () => `/quotes/${ids.quote}/send-to-conversation`, payload: () => ({ conversation_id: NO_CONVERSATION }), allowed: { status: 404, code: 'not_found' } },
+  {
+    code: 'quotes.create',
+    method: 'POST',
+    url: () => `/quotes/${ids.quote}/send-to-conversation`,
+    payload: () => ({ conversation_id: NO_CONVERSATION }),
+    allowed: { status: 404, code: 'not_found' },
+  },
 ];
 const label = (r: Route) => `${r.method} ${r.url().replace(/\/\d+/g, '/:id')}`;
-const CELLS = CODES.flatMap((holder) => ROUTES.map((route) => [holder, GRANTS[holder].includes(route.code) ? 'passes' : 'is refused 403 by', label(route), route] as const));
+const CELLS = CODES.flatMap((holder) =>
+  ROUTES.map((route) => [holder, GRANTS[holder].includes(route.code) ? 'passes' : 'is refused 403 by', label(route), route] as const),
+);
 
 describe('holding one code', () => {
   it.each(CODES)('a member holding %s alone holds exactly what the catalogue grants with it', async (code) => {
@@ -114,7 +158,13 @@ describe('holding one code', () => {
     }
     expect(res.statusCode, res.body).toBe(403);
     expect(res.headers['content-type']).toContain('application/problem+json');
-    expect(res.json()).toMatchObject({ status: 403, code: 'permission_denied', detail: `Requires ${route.code}`, permission: route.code, requestId: expect.any(String) });
+    expect(res.json()).toMatchObject({
+      status: 403,
+      code: 'permission_denied',
+      detail: `Requires ${route.code}`,
+      permission: route.code,
+      requestId: expect.any(String),
+    });
   });
 
   it('covers every code with a route of its own, and catalog.seller_change through catalog.view', () => {

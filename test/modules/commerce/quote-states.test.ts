@@ -36,11 +36,17 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) => t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
+  t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
 const setZone = (zone: string) => t.database.db.execute(sql`update entity set time_zone = ${zone} where id = ${entityId}`);
 
 async function create(validUntil = '2099-12-31'): Promise<number> {
-  const res = await call('POST', '/quotes', { lead_id: leadId, currency: 'GTQ', valid_until: validUntil, lines: [{ description: 'Plan', quantity: '2', unit_price: '10.50' }] });
+  const res = await call('POST', '/quotes', {
+    lead_id: leadId,
+    currency: 'GTQ',
+    valid_until: validUntil,
+    lines: [{ description: 'Plan', quantity: '2', unit_price: '10.50' }],
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json<Row>().id as number;
 }
@@ -75,16 +81,61 @@ const act = (id: number, action: Action) => {
 };
 
 /** What each state reads as, and what each action leads to: a status (200/201) or a refusal code (409). */
-const READS: Record<State, string> = { draft: 'draft', sent: 'sent', approved: 'approved', rejected: 'rejected', 'expired draft': 'expired', 'lapsed sent': 'expired' };
-const OUTCOMES: Record<State, Record<Action, { to: string } | { refused: string }>> = {
-  draft: { send: { to: 'sent' }, approve: { refused: 'invalid_transition' }, reject: { refused: 'invalid_transition' }, edit: { to: 'draft' }, order: { refused: 'quote_not_approved' } },
-  sent: { send: { refused: 'invalid_transition' }, approve: { to: 'approved' }, reject: { to: 'rejected' }, edit: { refused: 'quote_not_editable' }, order: { refused: 'quote_not_approved' } },
-  approved: { send: { refused: 'invalid_transition' }, approve: { refused: 'invalid_transition' }, reject: { refused: 'invalid_transition' }, edit: { refused: 'quote_not_editable' }, order: { to: 'approved' } },
-  rejected: { send: { refused: 'invalid_transition' }, approve: { refused: 'invalid_transition' }, reject: { refused: 'invalid_transition' }, edit: { refused: 'quote_not_editable' }, order: { refused: 'quote_not_approved' } },
-  'expired draft': { send: { refused: 'invalid_transition' }, approve: { refused: 'invalid_transition' }, reject: { refused: 'invalid_transition' }, edit: { refused: 'quote_not_editable' }, order: { refused: 'quote_not_approved' } },
-  'lapsed sent': { send: { refused: 'invalid_transition' }, approve: { refused: 'invalid_transition' }, reject: { refused: 'invalid_transition' }, edit: { refused: 'quote_not_editable' }, order: { refused: 'quote_not_approved' } },
+const READS: Record<State, string> = {
+  draft: 'draft',
+  sent: 'sent',
+  approved: 'approved',
+  rejected: 'rejected',
+  'expired draft': 'expired',
+  'lapsed sent': 'expired',
 };
-const CELLS = (Object.keys(OUTCOMES) as State[]).flatMap((state) => (Object.keys(OUTCOMES[state]) as Action[]).map((action) => ({ state, action, outcome: OUTCOMES[state][action] })));
+const OUTCOMES: Record<State, Record<Action, { to: string } | { refused: string }>> = {
+  draft: {
+    send: { to: 'sent' },
+    approve: { refused: 'invalid_transition' },
+    reject: { refused: 'invalid_transition' },
+    edit: { to: 'draft' },
+    order: { refused: 'quote_not_approved' },
+  },
+  sent: {
+    send: { refused: 'invalid_transition' },
+    approve: { to: 'approved' },
+    reject: { to: 'rejected' },
+    edit: { refused: 'quote_not_editable' },
+    order: { refused: 'quote_not_approved' },
+  },
+  approved: {
+    send: { refused: 'invalid_transition' },
+    approve: { refused: 'invalid_transition' },
+    reject: { refused: 'invalid_transition' },
+    edit: { refused: 'quote_not_editable' },
+    order: { to: 'approved' },
+  },
+  rejected: {
+    send: { refused: 'invalid_transition' },
+    approve: { refused: 'invalid_transition' },
+    reject: { refused: 'invalid_transition' },
+    edit: { refused: 'quote_not_editable' },
+    order: { refused: 'quote_not_approved' },
+  },
+  'expired draft': {
+    send: { refused: 'invalid_transition' },
+    approve: { refused: 'invalid_transition' },
+    reject: { refused: 'invalid_transition' },
+    edit: { refused: 'quote_not_editable' },
+    order: { refused: 'quote_not_approved' },
+  },
+  'lapsed sent': {
+    send: { refused: 'invalid_transition' },
+    approve: { refused: 'invalid_transition' },
+    reject: { refused: 'invalid_transition' },
+    edit: { refused: 'quote_not_editable' },
+    order: { refused: 'quote_not_approved' },
+  },
+};
+const CELLS = (Object.keys(OUTCOMES) as State[]).flatMap((state) =>
+  (Object.keys(OUTCOMES[state]) as Action[]).map((action) => ({ state, action, outcome: OUTCOMES[state][action] })),
+);
 const legal = CELLS.flatMap((c) => ('to' in c.outcome ? [[c.state, c.action, c.outcome.to] as const] : []));
 const illegal = CELLS.flatMap((c) => ('refused' in c.outcome ? [[c.state, c.action, c.outcome.refused] as const] : []));
 
@@ -145,7 +196,10 @@ describe('expiry of a sent quote', () => {
     expect(await listed('expired')).toEqual(expect.arrayContaining([lapsedDraft, lapsedSent]));
     for (const status of ['draft', 'sent', 'expired']) {
       const res = await call('GET', `/quotes?status=${status}&limit=100`);
-      expect((res.json().data as Row[]).every((q) => q.status === status), status).toBe(true);
+      expect(
+        (res.json().data as Row[]).every((q) => q.status === status),
+        status,
+      ).toBe(true);
     }
   });
 });

@@ -13,11 +13,26 @@ import { priceLines, toAmountsResponse, toLineResponse } from '../../../src/modu
 describe('rounding rule', () => {
   it.each([
     // quantity ×1000, unit price (minor), discount bps, tax bps → gross, discount, tax, total
-    [[1000, 1250, 0, 1200], [1250, 0, 150, 1400]],
-    [[1500, 999, 0, 0], [1499, 0, 0, 1499]], // 1498.5 rounds half away from zero
-    [[3000, 333, 1000, 1200], [999, 100, 108, 1007]], // discount 99.9 → 100; tax of 899 = 107.88 → 108
-    [[1, 1, 0, 0], [0, 0, 0, 0]], // 0.001 of a cent rounds to nothing
-    [[2500, 2, 5000, 0], [5, 3, 0, 2]], // discount 2.5 → 3
+    [
+      [1000, 1250, 0, 1200],
+      [1250, 0, 150, 1400],
+    ],
+    [
+      [1500, 999, 0, 0],
+      [1499, 0, 0, 1499],
+    ], // 1498.5 rounds half away from zero
+    [
+      [3000, 333, 1000, 1200],
+      [999, 100, 108, 1007],
+    ], // discount 99.9 → 100; tax of 899 = 107.88 → 108
+    [
+      [1, 1, 0, 0],
+      [0, 0, 0, 0],
+    ], // 0.001 of a cent rounds to nothing
+    [
+      [2500, 2, 5000, 0],
+      [5, 3, 0, 2],
+    ], // discount 2.5 → 3
   ] as const)('%j → %j', ([quantityMilli, unitPriceMinor, discountBps, taxRateBps], [gross, discount, tax, total]) => {
     const l = lineAmounts({ quantityMilli, unitPriceMinor, discountBps, taxRateBps });
     expect([l.grossMinor, l.discountMinor, l.taxMinor, l.totalMinor]).toEqual([gross, discount, tax, total]);
@@ -61,7 +76,13 @@ describe('properties', () => {
         const lines = inputs.map(lineAmounts);
         const d = documentAmounts(lines);
         const sum = (k: 'grossMinor' | 'discountMinor' | 'taxMinor' | 'totalMinor') => lines.reduce((a, l) => a + l[k], 0);
-        return d.subtotalMinor === sum('grossMinor') && d.discountMinor === sum('discountMinor') && d.taxMinor === sum('taxMinor') && d.totalMinor === sum('totalMinor') && d.totalMinor === d.subtotalMinor - d.discountMinor + d.taxMinor;
+        return (
+          d.subtotalMinor === sum('grossMinor') &&
+          d.discountMinor === sum('discountMinor') &&
+          d.taxMinor === sum('taxMinor') &&
+          d.totalMinor === sum('totalMinor') &&
+          d.totalMinor === d.subtotalMinor - d.discountMinor + d.taxMinor
+        );
       }),
       { numRuns: 1000 },
     );
@@ -72,7 +93,11 @@ describe('properties', () => {
       fc.property(fc.constantFrom('GTQ', 'USD', 'JPY', 'KWD', 'EUR'), fc.integer({ min: 0, max: 1e12 }), (currency, minor) => {
         const text = fromMinor(minor, currency);
         const digits = minorDigits(currency)!;
-        return toMinor(text, currency) === minor && (digits === 0 ? text.includes('.') === false : text.split('.')[1]!.length === digits) && toMinor(`${text}${digits === 0 ? '.5' : '5'}`, currency) === undefined;
+        return (
+          toMinor(text, currency) === minor &&
+          (digits === 0 ? text.includes('.') === false : text.split('.')[1]!.length === digits) &&
+          toMinor(`${text}${digits === 0 ? '.5' : '5'}`, currency) === undefined
+        );
       }),
       { numRuns: 1000 },
     );
@@ -92,24 +117,47 @@ describe('one currency per document', () => {
   const priceIn = (digits: number) =>
     fc.tuple(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: digits }), fc.nat()).map(([units, decimals, seed]) => {
       const fraction = decimals === 0 ? 0 : seed % 10 ** decimals;
-      return { text: decimals === 0 ? `${units}` : `${units}.${String(fraction).padStart(decimals, '0')}`, minor: units * 10 ** digits + fraction * 10 ** (digits - decimals) };
+      return {
+        text: decimals === 0 ? `${units}` : `${units}.${String(fraction).padStart(decimals, '0')}`,
+        minor: units * 10 ** digits + fraction * 10 ** (digits - decimals),
+      };
     });
   const documentIn = fc.constantFrom(...CURRENCIES).chain((currency) => {
     const digits = minorDigits(currency)!;
-    const line = fc.record({ price: priceIn(digits), quantity: fc.integer({ min: 1, max: 9_999 }), discount: fc.integer({ min: 0, max: 100 }), tax: fc.integer({ min: 0, max: 30 }) });
+    const line = fc.record({
+      price: priceIn(digits),
+      quantity: fc.integer({ min: 1, max: 9_999 }),
+      discount: fc.integer({ min: 0, max: 100 }),
+      tax: fc.integer({ min: 0, max: 30 }),
+    });
     return fc.record({ currency: fc.constant(currency), digits: fc.constant(digits), lines: fc.array(line, { minLength: 1, maxLength: 12 }) });
   });
 
   it('reads every price in the document currency and sums only amounts of that currency', () => {
     fc.assert(
       fc.property(documentIn, ({ currency, digits, lines }) => {
-        const priced = priceLines(lines.map((l) => ({ description: 'x', quantity: String(l.quantity), unit_price: l.price.text, discount_percent: String(l.discount), tax_percent: String(l.tax) })), currency);
+        const priced = priceLines(
+          lines.map((l) => ({
+            description: 'x',
+            quantity: String(l.quantity),
+            unit_price: l.price.text,
+            discount_percent: String(l.discount),
+            tax_percent: String(l.tax),
+          })),
+          currency,
+        );
         const answered = priced.lines.map((l) => toLineResponse(l, currency));
         const document = toAmountsResponse({ currency, ...priced.amounts });
         const decimals = (text: string) => text.split('.')[1]?.length ?? 0;
         return (
           priced.lines.every((l, i) => l.unitPriceMinor === lines[i]!.price.minor) &&
-          [document.subtotal, document.discount, document.tax, document.total, ...answered.flatMap((l) => [l.unit_price, l.gross, l.discount, l.tax, l.total])].every((text) => decimals(text) === digits) &&
+          [
+            document.subtotal,
+            document.discount,
+            document.tax,
+            document.total,
+            ...answered.flatMap((l) => [l.unit_price, l.gross, l.discount, l.tax, l.total]),
+          ].every((text) => decimals(text) === digits) &&
           answered.reduce((sum, l) => sum + toMinor(l.total, currency)!, 0) === toMinor(document.total, currency) &&
           document.total_minor === priced.amounts.totalMinor
         );
@@ -122,7 +170,11 @@ describe('one currency per document', () => {
     fc.assert(
       fc.property(documentIn, fc.nat(), fc.integer({ min: 1, max: 9 }), ({ currency, digits, lines }, pick, extra) => {
         const bad = pick % lines.length;
-        const body = lines.map((l, i) => ({ description: 'x', quantity: '1', unit_price: i === bad ? `${l.price.text.split('.')[0]}.${'0'.repeat(digits)}${extra}` : l.price.text }));
+        const body = lines.map((l, i) => ({
+          description: 'x',
+          quantity: '1',
+          unit_price: i === bad ? `${l.price.text.split('.')[0]}.${'0'.repeat(digits)}${extra}` : l.price.text,
+        }));
         try {
           priceLines(body, currency);
           return false;

@@ -37,7 +37,13 @@ beforeAll(async () => {
   fields.groupSectionGroup = groupFields;
   const kinds = ['text', 'number', 'date', 'boolean', 'currency', 'department', 'municipality', 'image', 'video', 'pdf'] as const;
   for (const [i, type] of kinds.entries()) fields[type] = await post('/custom-fields', { custom_field_group_id: contactFields, name: type, type, position: i });
-  fields.select = await post('/custom-fields', { custom_field_group_id: contactFields, name: 'Canal', type: 'select', options: ['WhatsApp', 'Correo'], position: 20 });
+  fields.select = await post('/custom-fields', {
+    custom_field_group_id: contactFields,
+    name: 'Canal',
+    type: 'select',
+    options: ['WhatsApp', 'Correo'],
+    position: 20,
+  });
   fields.locked = await post('/custom-fields', {
     custom_field_group_id: contactFields,
     name: 'Código ERP',
@@ -45,7 +51,13 @@ beforeAll(async () => {
     settings: { readonly: true, override_permission_code: 'roles.edit', contexts: ['cartera', 'detail'] },
     position: 21,
   });
-  fields.lockedNoOverride = await post('/custom-fields', { custom_field_group_id: contactFields, name: 'Fijo', type: 'text', settings: { readonly: true }, position: 22 });
+  fields.lockedNoOverride = await post('/custom-fields', {
+    custom_field_group_id: contactFields,
+    name: 'Fijo',
+    type: 'text',
+    settings: { readonly: true },
+    position: 22,
+  });
   fields.groupDate = await post('/custom-fields', { custom_field_group_id: groupFields, name: 'Desde', type: 'date' });
 });
 afterAll(async () => t.close());
@@ -73,7 +85,12 @@ describe('custom field types, groups and fields', () => {
   it('returns the settings readonly, override_permission_code and contexts as stored', async () => {
     const f = (await get(`/custom-fields/${fields.locked}`)).json();
     expect(f.settings).toEqual({ readonly: true, override_permission_code: 'roles.edit', contexts: ['cartera', 'detail'] });
-    const edited = await t.app.inject({ method: 'PATCH', url: `/custom-fields/${fields.locked}`, headers: bearer(admin), payload: { settings: { contexts: [] }, name: 'ERP' } });
+    const edited = await t.app.inject({
+      method: 'PATCH',
+      url: `/custom-fields/${fields.locked}`,
+      headers: bearer(admin),
+      payload: { settings: { contexts: [] }, name: 'ERP' },
+    });
     expect(edited.json()).toMatchObject({ name: 'ERP', settings: { readonly: true, override_permission_code: 'roles.edit', contexts: [] } });
   });
 
@@ -81,22 +98,33 @@ describe('custom field types, groups and fields', () => {
     const post = (payload: object) => t.app.inject({ method: 'POST', url: '/custom-fields', headers: bearer(admin), payload });
     const g = fields.groupSectionContact;
     expect((await post({ custom_field_group_id: g, name: 's', type: 'select' })).json().errors[0].field).toBe('/body/options');
-    expect((await post({ custom_field_group_id: g, name: 'x', type: 'text', settings: { override_permission_code: 'nope.code' } })).json().errors[0].field).toBe(
-      '/body/settings/override_permission_code',
-    );
-    const foreign = await t.database.executeSql(`insert into custom_field_group (entity_id, name, record_type) values ($1, 'F', 'contact') returning id`, [entityB]);
+    expect(
+      (await post({ custom_field_group_id: g, name: 'x', type: 'text', settings: { override_permission_code: 'nope.code' } })).json().errors[0].field,
+    ).toBe('/body/settings/override_permission_code');
+    const foreign = await t.database.executeSql(`insert into custom_field_group (entity_id, name, record_type) values ($1, 'F', 'contact') returning id`, [
+      entityB,
+    ]);
     const foreignId = Number(foreign.rows[0]!.id);
     expect((await post({ custom_field_group_id: foreignId, name: 'x', type: 'text' })).json().errors[0].field).toBe('/body/custom_field_group_id');
     expect((await post({ custom_field_group_id: g, name: 'x', type: 'color' })).statusCode).toBe(400);
     expect((await get(`/custom-field-groups/${foreignId}`)).json()).toMatchObject({ code: 'not_found' });
-    expect((await t.app.inject({ method: 'PATCH', url: `/custom-field-groups/${foreignId}`, headers: bearer(admin), payload: { name: 'x' } })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'PATCH', url: `/custom-field-groups/${foreignId}`, headers: bearer(admin), payload: { name: 'x' } })).statusCode).toBe(
+      404,
+    );
     expect((await get('/custom-field-groups?limit=200')).json().data.every((x: { id: number }) => x.id !== foreignId)).toBe(true);
-    const foreignField = await t.database.executeSql(`insert into custom_field (entity_id, custom_field_group_id, name, type) values ($1, $2, 'FF', 'text') returning id`, [entityB, foreignId]);
+    const foreignField = await t.database.executeSql(
+      `insert into custom_field (entity_id, custom_field_group_id, name, type) values ($1, $2, 'FF', 'text') returning id`,
+      [entityB, foreignId],
+    );
     const foreignFieldId = Number(foreignField.rows[0]!.id);
     expect((await get(`/custom-fields/${foreignFieldId}`)).json()).toMatchObject({ code: 'not_found' });
-    expect((await t.app.inject({ method: 'PATCH', url: `/custom-fields/${foreignFieldId}`, headers: bearer(admin), payload: { name: 'x' } })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'PATCH', url: `/custom-fields/${foreignFieldId}`, headers: bearer(admin), payload: { name: 'x' } })).statusCode).toBe(
+      404,
+    );
     expect((await get('/custom-fields?limit=200')).json().data.every((x: { id: number }) => x.id !== foreignFieldId)).toBe(true);
-    expect((await put(`/contacts/${contactId}/custom-field-values`, [{ custom_field_id: foreignFieldId, value: 'x' }])).json().errors[0].field).toBe('/body/values/0/custom_field_id');
+    expect((await put(`/contacts/${contactId}/custom-field-values`, [{ custom_field_id: foreignFieldId, value: 'x' }])).json().errors[0].field).toBe(
+      '/body/values/0/custom_field_id',
+    );
   });
 });
 
@@ -129,7 +157,9 @@ describe('custom field values', () => {
   it('rejects a whole PUT with one bad value, naming each bad entry, and changes nothing', async () => {
     const url = `/contacts/${contactId}/custom-field-values`;
     const stored = (body: { data: { value: unknown }[] }) =>
-      body.data.map((v) => (v.value !== null && typeof v.value === 'object' && 'url' in v.value ? { ...v, value: { ...v.value, url: undefined, expires_at: undefined } } : v));
+      body.data.map((v) =>
+        v.value !== null && typeof v.value === 'object' && 'url' in v.value ? { ...v, value: { ...v.value, url: undefined, expires_at: undefined } } : v,
+      );
     const before = (await get(url, editor)).json();
     const res = await put(url, [
       { custom_field_id: fields.text!, value: 'changed' },
@@ -195,7 +225,12 @@ describe('custom field values', () => {
     expect((await put(`/contacts/${foreignContact.id}/custom-field-values`, [])).statusCode).toBe(404);
     expect((await put(`/groups/${foreignContact.groupId}/custom-field-values`, [])).statusCode).toBe(404);
     expect((await get(`/groups/${foreignContact.groupId}/custom-field-values`, editor)).json()).toMatchObject({ code: 'not_found' });
-    const bad = await t.app.inject({ method: 'PUT', url: `/contacts/${contactId}/custom-field-values`, headers: bearer(editor), payload: { values: [{ value: 1 }] } });
+    const bad = await t.app.inject({
+      method: 'PUT',
+      url: `/contacts/${contactId}/custom-field-values`,
+      headers: bearer(editor),
+      payload: { values: [{ value: 1 }] },
+    });
     expect(bad.json()).toMatchObject({ code: 'validation_failed' });
   });
 });

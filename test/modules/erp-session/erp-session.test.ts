@@ -63,7 +63,13 @@ describe('login reconciles the ERP session', () => {
     const m = await member();
     const r = await login(m);
     expect(r.status).toBe(200);
-    expect(r.erpSession).toMatchObject({ status: 'ready', entity_id: entityA.id, client_kind: 'web', selected_entity_id: 501, selected_entity_name: 'Alpha ERP' });
+    expect(r.erpSession).toMatchObject({
+      status: 'ready',
+      entity_id: entityA.id,
+      client_kind: 'web',
+      selected_entity_id: 501,
+      selected_entity_name: 'Alpha ERP',
+    });
     expect(Date.parse(r.erpSession.graphql_jwt_expires_at as string)).toBeGreaterThan(Date.now());
     expect(Date.parse(r.erpSession.refresh_after as string)).toBeLessThan(Date.parse(r.erpSession.graphql_jwt_expires_at as string));
     const snap = await get('/api/auth/erp-session', r.token);
@@ -138,7 +144,11 @@ describe('snapshot states and transitions', () => {
     expect((await get('/api/auth/erp-session', r.token)).json().status).toBe('expired');
     const denied = await invoices(r.token);
     expect(denied.statusCode).toBe(428);
-    expect(denied.json()).toMatchObject({ code: 'erp_session_required', erp_session: { status: 'expired' }, reconcile: { sync: 'POST /api/auth/erp-session/sync' } });
+    expect(denied.json()).toMatchObject({
+      code: 'erp_session_required',
+      erp_session: { status: 'expired' },
+      reconcile: { sync: 'POST /api/auth/erp-session/sync' },
+    });
     const synced = await sync(r.token);
     expect(synced.statusCode).toBe(200);
     expect(synced.json().status).toBe('ready');
@@ -232,7 +242,11 @@ describe('snapshot states and transitions', () => {
   });
 
   it('refuses the erp-session routes without a CRM token and validates the sync body', async () => {
-    for (const [method, url] of [['GET', '/api/auth/erp-session'], ['POST', '/api/auth/erp-session/sync'], ['DELETE', '/api/auth/erp-session']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/auth/erp-session'],
+      ['POST', '/api/auth/erp-session/sync'],
+      ['DELETE', '/api/auth/erp-session'],
+    ] as const) {
       const res = await t.app.inject({ method, url });
       expect(res.statusCode).toBe(401);
       expect(res.json().code).toBe('unauthenticated');

@@ -15,7 +15,12 @@ let entityB: { id: number };
 let entityC: { id: number };
 
 const employeeOf = async (userId: number, entityId: number) =>
-  (await queryRows<{ is_active: boolean; erp_employee_id: number | null }>(t.database.db, sql`select is_active, erp_employee_id from employee where user_id = ${userId} and entity_id = ${entityId}`))[0];
+  (
+    await queryRows<{ is_active: boolean; erp_employee_id: number | null }>(
+      t.database.db,
+      sql`select is_active, erp_employee_id from employee where user_id = ${userId} and entity_id = ${entityId}`,
+    )
+  )[0];
 
 beforeAll(async () => {
   sim = await startTestErp();
@@ -103,7 +108,12 @@ describe('first-login password bootstrap', () => {
   it('sets a password chosen by the user when the ERP confirms them by OAuth token', async () => {
     const m = await passwordlessUser();
     erpUserFor(sim, { email: m.email, password: 'erp-side-password' }, [601]);
-    const r = await loginWithErp(t.app, { email: m.email, password: 'my-new-password', entityId: entityA.id, erpAccessToken: sim.controls.issueOauthToken(m.email) });
+    const r = await loginWithErp(t.app, {
+      email: m.email,
+      password: 'my-new-password',
+      entityId: entityA.id,
+      erpAccessToken: sim.controls.issueOauthToken(m.email),
+    });
     expect(r.status).toBe(200);
     expect((await loginWithErp(t.app, { email: m.email, password: 'my-new-password', entityId: entityA.id })).status).toBe(200);
   });
@@ -118,6 +128,26 @@ describe('first-login password bootstrap', () => {
     expect((await loginWithErp(t.app, { email: m.email, password: 'erp-password-2', entityId: entityA.id })).status).toBe(401);
     const [row] = await queryRows<{ password_hash: string | null }>(t.database.db, sql`select password_hash from app_user where id = ${m.userId}`);
     expect(row!.password_hash).toBeNull();
+  });
+
+  it('spends one argon2 verification on every refused login: without a password, with one, or unknown', async () => {
+    const verifications = async () => {
+      const text = (await t.app.inject('/metrics')).body;
+      return Number(/^auth_password_verifications_total (\d+)/m.exec(text)?.[1] ?? NaN);
+    };
+    const attempt = async (email: string) => {
+      const before = await verifications();
+      const r = await loginWithErp(t.app, { email, password: 'not-the-password-9', entityId: entityA.id });
+      expect(r.status).toBe(401);
+      return (await verifications()) - before;
+    };
+    const without = await passwordlessUser();
+    erpUserFor(sim, { email: without.email, password: 'erp-password-3' }, [601]);
+    const withPassword = await makeMember(t.database.db, { entityId: entityA.id });
+    // The same observable work on each path: a user without a password is not told apart by a faster answer.
+    expect(await attempt(without.email)).toBe(1);
+    expect(await attempt(withPassword.email)).toBe(1);
+    expect(await attempt(`nobody-${Date.now()}@example.test`)).toBe(1);
   });
 
   it('refuses a first password shorter than 8 characters with 400 password_too_short', async () => {

@@ -27,15 +27,26 @@ describe('POST /api/interactions/forms/ingest', () => {
     expect(again.json()).toMatchObject({ contact_id: first.json().contact_id, created: false, duplicate: true });
     const other = await ingest({ ...body, submission_id: 'sub-2', email: 'ana@example.com' });
     expect(other.json()).toMatchObject({ contact_id: first.json().contact_id, created: false, duplicate: false });
-    const channels = await queryRows<{ type: string; identifier: string }>(t.database.db, sql`select type::text as type, identifier from contact_channel order by type::text`);
-    expect(channels).toEqual([{ type: 'email', identifier: 'ana@example.com' }, { type: 'phone', identifier: '+50255551234' }]);
+    const channels = await queryRows<{ type: string; identifier: string }>(
+      t.database.db,
+      sql`select type::text as type, identifier from contact_channel order by type::text`,
+    );
+    expect(channels).toEqual([
+      { type: 'email', identifier: 'ana@example.com' },
+      { type: 'phone', identifier: '+50255551234' },
+    ]);
     expect(seen.map((e) => e.payload.source)).toEqual(['form']);
   });
 
   it('answers 401 invalid_form_key for an unknown key and 400 without a way to reach the person', async () => {
-    expect((await ingest({ form_key: 'nope', submission_id: 's', name: 'x', email: 'x@example.com' })).json()).toMatchObject({ status: 401, code: 'invalid_form_key' });
+    expect((await ingest({ form_key: 'nope', submission_id: 's', name: 'x', email: 'x@example.com' })).json()).toMatchObject({
+      status: 401,
+      code: 'invalid_form_key',
+    });
     expect((await ingest({ form_key: 'key-1', submission_id: 's', name: 'x' })).json()).toMatchObject({ status: 400, code: 'validation_failed' });
-    expect((await ingest({ form_key: 'key-1', submission_id: 's', name: 'x', email: 'not-an-email' })).json().errors).toEqual([{ field: '/body/email', message: expect.any(String) }]);
+    expect((await ingest({ form_key: 'key-1', submission_id: 's', name: 'x', email: 'not-an-email' })).json().errors).toEqual([
+      { field: '/body/email', message: expect.any(String) },
+    ]);
     expect((await ingest({ form_key: 'key-1', name: 'x' })).statusCode).toBe(400);
   });
 });

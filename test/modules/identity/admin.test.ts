@@ -16,9 +16,9 @@ beforeAll(async () => {
   t = await createTestApp();
   entityId = (await makeEntity(t.database.db)).id;
   otherEntityId = (await makeEntity(t.database.db)).id;
-  admin = await makeMember(t.database.db, { entityId, codes: ADMIN_CODES });
+  admin = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ADMIN_CODES });
   adminToken = await tokenFor(t.app, admin);
-  superToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId, superAdmin: true }));
+  superToken = await tokenFor(t.app, await makeMember(t.database.db, { conversations: 'restricted', entityId, superAdmin: true }));
 });
 afterAll(async () => t.close());
 
@@ -79,7 +79,7 @@ describe('roles', () => {
   });
 
   it("answers 404 for another entity's role, as if it did not exist", async () => {
-    const otherAdmin = await makeMember(t.database.db, { entityId: otherEntityId, codes: ADMIN_CODES });
+    const otherAdmin = await makeMember(t.database.db, { conversations: 'restricted', entityId: otherEntityId, codes: ADMIN_CODES });
     const foreign = (await call('POST', '/api/roles', await tokenFor(t.app, otherAdmin), { name: 'foreign', permissions: [] })).json();
     expect((await call('GET', `/api/roles/${foreign.id}`, adminToken)).statusCode).toBe(404);
     const patch = await call('PATCH', `/api/roles/${foreign.id}`, adminToken, { name: 'stolen' });
@@ -94,7 +94,7 @@ describe('roles', () => {
     ['POST', '/api/roles', 'roles.create'],
     ['PATCH', '/api/roles/1', 'roles.edit'],
   ] as const)('%s %s needs %s', async (method, url, code) => {
-    const token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['leads.view'] }));
+    const token = await tokenFor(t.app, await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'] }));
     const res = await call(method, url, token, method === 'GET' ? undefined : { name: 'n', permissions: [] });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'permission_denied', permission: code });
@@ -104,7 +104,7 @@ describe('roles', () => {
 describe('subscriptions', () => {
   it('subscribes an employee to a role with overrides that take effect on the next request', async () => {
     const role = (await call('POST', '/api/roles', adminToken, { name: 'support', permissions: ['contacts.view'] })).json();
-    const target = await makeMember(t.database.db, { entityId });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId });
     const targetToken = await tokenFor(t.app, target);
     const res = await call('POST', '/api/subscriptions', adminToken, {
       employee_id: target.employeeId,
@@ -112,7 +112,13 @@ describe('subscriptions', () => {
       overrides: [{ code: 'leads.view', effect: 'ALLOW' }],
     });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ subject: 'employee', scope: 'entity', entity_id: entityId, role: { id: role.id }, overrides: [{ code: 'leads.view', effect: 'ALLOW' }] });
+    expect(res.json()).toMatchObject({
+      subject: 'employee',
+      scope: 'entity',
+      entity_id: entityId,
+      role: { id: role.id },
+      overrides: [{ code: 'leads.view', effect: 'ALLOW' }],
+    });
     expect((await call('GET', '/api/permissions/me', targetToken)).json().permissions).toEqual(['contacts.view', 'leads.view']);
 
     const patched = await call('PATCH', `/api/subscriptions/${res.json().id}`, adminToken, { overrides: [{ code: 'contacts.view', effect: 'DENY' }] });
@@ -121,11 +127,14 @@ describe('subscriptions', () => {
   });
 
   it('rejects a body with both or neither subject, and unknown override codes, changing nothing', async () => {
-    const target = await makeMember(t.database.db, { entityId, codes: ['leads.view'] });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'] });
     const both = await call('POST', '/api/subscriptions', adminToken, { employee_id: target.employeeId, user_id: target.userId, role_id: 1 });
     expect(both.statusCode).toBe(400);
     const bad = await call('PATCH', `/api/subscriptions/${target.subscriptionId}`, adminToken, {
-      overrides: [{ code: 'leads.view', effect: 'DENY' }, { code: 'nope', effect: 'ALLOW' }],
+      overrides: [
+        { code: 'leads.view', effect: 'DENY' },
+        { code: 'nope', effect: 'ALLOW' },
+      ],
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors).toEqual([{ field: '/body/overrides/1', message: 'unknown permission code nope' }]);
@@ -134,13 +143,13 @@ describe('subscriptions', () => {
   });
 
   it('answers 409 when the employee already has a subscription', async () => {
-    const target = await makeMember(t.database.db, { entityId, codes: ['leads.view'] });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'] });
     const res = await call('POST', '/api/subscriptions', adminToken, { employee_id: target.employeeId, role_id: target.roleId });
     expect(res.statusCode).toBe(409);
   });
 
   it('lets only a super_admin grant super_admin or create a global subscription', async () => {
-    const target = await makeMember(t.database.db, { entityId });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId });
     const superRole = (await call('GET', '/api/roles', adminToken)).json().data.find((r: { name: string }) => r.name === 'super_admin');
     const denied = await call('POST', '/api/subscriptions', adminToken, { employee_id: target.employeeId, role_id: superRole.id });
     expect(denied.statusCode).toBe(403);
@@ -153,7 +162,7 @@ describe('subscriptions', () => {
   });
 
   it("refuses another entity's employee and hides other entities' subscriptions", async () => {
-    const foreign = await makeMember(t.database.db, { entityId: otherEntityId, codes: ['leads.view'] });
+    const foreign = await makeMember(t.database.db, { conversations: 'restricted', entityId: otherEntityId, codes: ['leads.view'] });
     const role = (await call('POST', '/api/roles', adminToken, { name: 'r-foreign', permissions: [] })).json();
     const res = await call('POST', '/api/subscriptions', adminToken, { employee_id: foreign.employeeId, role_id: role.id });
     expect(res.statusCode).toBe(404);
@@ -163,10 +172,10 @@ describe('subscriptions', () => {
     expect(listed).not.toContain(foreign.subscriptionId);
   });
 
-  it("refuses a role of another entity", async () => {
-    const otherAdmin = await makeMember(t.database.db, { entityId: otherEntityId, codes: ADMIN_CODES });
+  it('refuses a role of another entity', async () => {
+    const otherAdmin = await makeMember(t.database.db, { conversations: 'restricted', entityId: otherEntityId, codes: ADMIN_CODES });
     const foreignRole = (await call('POST', '/api/roles', await tokenFor(t.app, otherAdmin), { name: 'theirs', permissions: ['roles.view'] })).json();
-    const target = await makeMember(t.database.db, { entityId });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId });
     const res = await call('POST', '/api/subscriptions', adminToken, { employee_id: target.employeeId, role_id: foreignRole.id });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('unknown_role');

@@ -14,17 +14,18 @@ const ADMIN_CODES = ['roles.create', 'roles.edit', 'subscriptions.create', 'subs
 beforeAll(async () => {
   t = await createTestApp();
   entityId = (await makeEntity(t.database.db)).id;
-  superToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId, superAdmin: true }));
+  superToken = await tokenFor(t.app, await makeMember(t.database.db, { conversations: 'restricted', entityId, superAdmin: true }));
 });
 beforeEach(async () => {
-  admin = await makeMember(t.database.db, { entityId, codes: ADMIN_CODES });
+  admin = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ADMIN_CODES });
   adminToken = await tokenFor(t.app, admin);
 });
 afterAll(async () => t.close());
 
 const call = (method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) =>
   t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
-const permissionsOf = async (member: Member) => (await call('GET', '/api/permissions/me', await tokenFor(t.app, member))).json<{ permissions: string[] }>().permissions;
+const permissionsOf = async (member: Member) =>
+  (await call('GET', '/api/permissions/me', await tokenFor(t.app, member))).json<{ permissions: string[] }>().permissions;
 
 describe('delegated administration', () => {
   it('refuses a role with codes the caller does not hold, naming them, and creates nothing', async () => {
@@ -36,7 +37,7 @@ describe('delegated administration', () => {
   });
 
   it('counts the codes a granted code implies: groups.create brings groups.view', async () => {
-    const holder = await makeMember(t.database.db, { entityId, codes: ['roles.create', 'groups.create'] });
+    const holder = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['roles.create', 'groups.create'] });
     const ok = await call('POST', '/api/roles', await tokenFor(t.app, holder), { name: `g-${holder.userId}`, permissions: ['groups.create'] });
     expect(ok.statusCode).toBe(201);
     const res = await call('POST', '/api/roles', adminToken, { name: 'groups-maker', permissions: ['groups.create'] });
@@ -46,7 +47,9 @@ describe('delegated administration', () => {
 
   it("refuses to add unheld codes to an existing role and leaves the role's codes as they were", async () => {
     const role = (await call('POST', '/api/roles', adminToken, { name: `viewer-${admin.userId}`, permissions: ['leads.view'] })).json();
-    const res = await call('PATCH', `/api/roles/${role.id}`, adminToken, { permissions: ['leads.view', 'roles.view', 'subscriptions.view', 'permissions.catalog.view'] });
+    const res = await call('PATCH', `/api/roles/${role.id}`, adminToken, {
+      permissions: ['leads.view', 'roles.view', 'subscriptions.view', 'permissions.catalog.view'],
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'grant_exceeds_own_permissions', codes: ['permissions.catalog.view'] });
     expect((await call('GET', `/api/roles/${role.id}`, adminToken)).json().permissions).toEqual(['leads.view']);
@@ -60,8 +63,8 @@ describe('delegated administration', () => {
   });
 
   it('refuses to assign a role whose codes the caller does not hold', async () => {
-    const broad = await makeMember(t.database.db, { entityId, codes: ['cartera.export_excel'] });
-    const target = await makeMember(t.database.db, { entityId });
+    const broad = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['cartera.export_excel'] });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId });
     const res = await call('POST', '/api/subscriptions', adminToken, { employee_id: target.employeeId, role_id: broad.roleId });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'grant_exceeds_own_permissions', codes: ['cartera.export_excel'] });
@@ -69,8 +72,10 @@ describe('delegated administration', () => {
   });
 
   it('refuses an ALLOW override of an unheld code but accepts a DENY override of any code', async () => {
-    const target = await makeMember(t.database.db, { entityId, codes: ['leads.view', 'contacts.view'] });
-    const allow = await call('PATCH', `/api/subscriptions/${target.subscriptionId}`, adminToken, { overrides: [{ code: 'cartera.export_excel', effect: 'ALLOW' }] });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view', 'contacts.view'] });
+    const allow = await call('PATCH', `/api/subscriptions/${target.subscriptionId}`, adminToken, {
+      overrides: [{ code: 'cartera.export_excel', effect: 'ALLOW' }],
+    });
     expect(allow.statusCode).toBe(403);
     expect(allow.json().code).toBe('grant_exceeds_own_permissions');
     expect((await permissionsOf(target)).sort()).toEqual(['contacts.view', 'leads.view']);
@@ -79,7 +84,7 @@ describe('delegated administration', () => {
     expect(await permissionsOf(target)).toEqual(['leads.view']);
   });
 
-  it('refuses changes to the caller\'s own subscriptions, at the employee level and at the user level', async () => {
+  it("refuses changes to the caller's own subscriptions, at the employee level and at the user level", async () => {
     const own = await call('PATCH', `/api/subscriptions/${admin.subscriptionId}`, adminToken, { overrides: [{ code: 'leads.view', effect: 'DENY' }] });
     expect(own.statusCode).toBe(403);
     expect(own.json().code).toBe('own_access_locked');
@@ -90,7 +95,7 @@ describe('delegated administration', () => {
   });
 
   it("refuses to touch a super_admin's subscriptions, a DENY override included", async () => {
-    const sa = await makeMember(t.database.db, { entityId, codes: ['leads.view'], superAdmin: true });
+    const sa = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'], superAdmin: true });
     const deny = await call('PATCH', `/api/subscriptions/${sa.subscriptionId}`, adminToken, { overrides: [{ code: 'leads.view', effect: 'DENY' }] });
     expect(deny.statusCode).toBe(403);
     expect(deny.json().code).toBe('super_admin_protected');
@@ -101,10 +106,12 @@ describe('delegated administration', () => {
   });
 
   it('lets a super_admin do each of these', async () => {
-    const target = await makeMember(t.database.db, { entityId, codes: ['leads.view'] });
+    const target = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'] });
     const role = await call('POST', '/api/roles', superToken, { name: `wide-${target.userId}`, permissions: ['cartera.export_excel'] });
     expect(role.statusCode).toBe(201);
-    const allow = await call('PATCH', `/api/subscriptions/${target.subscriptionId}`, superToken, { overrides: [{ code: 'cartera.export_excel', effect: 'ALLOW' }] });
+    const allow = await call('PATCH', `/api/subscriptions/${target.subscriptionId}`, superToken, {
+      overrides: [{ code: 'cartera.export_excel', effect: 'ALLOW' }],
+    });
     expect(allow.statusCode).toBe(200);
     expect((await permissionsOf(target)).sort()).toEqual(['cartera.export_excel', 'leads.view']);
   });
@@ -112,7 +119,10 @@ describe('delegated administration', () => {
   it('still explains every code of the caller with ?explain=true', async () => {
     const res = await call('GET', '/api/permissions/me?explain=true', adminToken);
     expect(res.statusCode).toBe(200);
-    const explained = res.json().explain.granted.map((g: { code: string }) => g.code).sort();
+    const explained = res
+      .json()
+      .explain.granted.map((g: { code: string }) => g.code)
+      .sort();
     expect(explained).toEqual([...ADMIN_CODES, 'roles.view', 'subscriptions.view'].sort());
   });
 });

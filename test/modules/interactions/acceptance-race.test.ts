@@ -18,7 +18,7 @@ type Row = Record<string, unknown>;
 const API_KEY = 'race-communications-key';
 const CUSTOMER = '50255533333';
 
-describe.runIf(process.env.TEST_DATABASE_URL)('a status webhook recorded while the platform\'s answer is recorded', () => {
+describe.runIf(process.env.TEST_DATABASE_URL)("a status webhook recorded while the platform's answer is recorded", () => {
   let t: TestContext;
   let sim: ProviderSimulator;
   let token: string;
@@ -31,7 +31,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a status webhook recorded while t
     const entityId = (await makeEntity(t.database.db, 'Race')).id;
     await makeChannelAccount(t.database.db, { entityId, externalAccountId: 'PN-RACE' });
     token = await tokenFor(t.app, await makeMember(t.database.db, { entityId }));
-    const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId: 'PN-RACE' }, { from: CUSTOMER, text: 'hola' }) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      payload: whatsAppMessage({ phoneNumberId: 'PN-RACE' }, { from: CUSTOMER, text: 'hola' }),
+    });
     expect(res.statusCode).toBe(200);
     conversationId = (await waitForConversation(t.app, token, CUSTOMER)).id;
     // The platform posts its `sent` as soon as it answers; the answer's record waits half a second.
@@ -48,11 +52,18 @@ describe.runIf(process.env.TEST_DATABASE_URL)('a status webhook recorded while t
     await sim?.close();
   });
 
-  it('folds the webhook\'s stub into the message and calls the platform once', async () => {
-    const res = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conversationId}/messages/text`, headers: bearer(token), payload: { body: 'en camino' } });
+  it("folds the webhook's stub into the message and calls the platform once", async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conversationId}/messages/text`,
+      headers: bearer(token),
+      payload: { body: 'en camino' },
+    });
     expect(res.statusCode).toBe(202);
     const id = res.json().id as number;
-    const history = async () => (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${conversationId}/history?limit=50`, headers: bearer(token) })).json().data as Row[];
+    const history = async () =>
+      (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${conversationId}/history?limit=50`, headers: bearer(token) })).json()
+        .data as Row[];
     const sent = await waitFor(async () => (await history()).find((m) => m.id === id && m.status === 'sent'), 10_000);
     const [call] = sim.deliveries;
     expect(sim.calls.filter((c) => c.idempotencyKey === call!.idempotencyKey).map((c) => c.outcome)).toEqual([sent.external_message_id]);

@@ -17,7 +17,11 @@ let assigner: Member;
 let otherToken: string;
 
 const send = async (phoneNumberId: string, from: string, text: string, timestamp: number) => {
-  const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId }, { from, text, timestamp }) });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/interactions/webhooks/communications',
+    payload: whatsAppMessage({ phoneNumberId }, { from, text, timestamp }),
+  });
   expect(res.statusCode).toBe(200);
 };
 const get = (url: string, tk = token) => t.app.inject({ method: 'GET', url, headers: bearer(tk) });
@@ -103,7 +107,12 @@ describe('conversation detail, history and changes', () => {
     const { socket, events } = await connectSocket(baseUrl, { token });
     try {
       const conv = (await get('/interactions/conversations')).json().data[0];
-      const res = await t.app.inject({ method: 'PATCH', url: `/interactions/conversations/${conv.id}/workspace-notes`, headers: bearer(token), payload: { workspace_notes: 'Call back on Monday' } });
+      const res = await t.app.inject({
+        method: 'PATCH',
+        url: `/interactions/conversations/${conv.id}/workspace-notes`,
+        headers: bearer(token),
+        payload: { workspace_notes: 'Call back on Monday' },
+      });
       expect(res.json().workspace_notes).toBe('Call back on Monday');
       const ev = await waitFor(() => events.find((e) => e.name === 'interaction.conversation.updated'));
       expect(ev.payload.conversation).toMatchObject({ id: conv.id, workspace_notes: 'Call back on Monday' });
@@ -117,10 +126,20 @@ describe('conversation detail, history and changes', () => {
   it('assigns and unassigns with cartera.seller_assignment and emits conversation events', async () => {
     const seen = captureEvents(t.app, ['conversation.assigned', 'conversation.unassigned']);
     const conv = (await get('/interactions/conversations')).json().data[1];
-    const denied = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conv.id}/assign`, headers: bearer(token), payload: { employee_id: member.employeeId } });
+    const denied = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conv.id}/assign`,
+      headers: bearer(token),
+      payload: { employee_id: member.employeeId },
+    });
     expect(denied.json()).toMatchObject({ code: 'permission_denied', permission: 'cartera.seller_assignment' });
     const assignerToken = await tokenFor(t.app, assigner);
-    const ok = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conv.id}/assign`, headers: bearer(assignerToken), payload: { employee_id: member.employeeId } });
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conv.id}/assign`,
+      headers: bearer(assignerToken),
+      payload: { employee_id: member.employeeId },
+    });
     expect(ok.json()).toMatchObject({ assignment_status: 'assigned', assigned_employee_id: member.employeeId });
     expect((await get('/interactions/conversations?filter=mine')).json().data.map((c: Row) => c.id)).toEqual([conv.id]);
     const un = await t.app.inject({ method: 'POST', url: `/interactions/conversations/${conv.id}/unassign`, headers: bearer(assignerToken) });
@@ -190,7 +209,9 @@ describe('realtime gateway', () => {
   it('disconnects a socket whose token expires or whose user loses membership', async () => {
     const claims = decodeJwt(token);
     const now = Math.floor(Date.now() / 1000);
-    const shortLived = await new SignJWT({ ...claims, iat: now, exp: now + 2 }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const shortLived = await new SignJWT({ ...claims, iat: now, exp: now + 2 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
     const disconnected = (s: Awaited<ReturnType<typeof connectSocket>>) =>
       new Promise<void>((resolve) => (s.socket.connected ? s.socket.on('disconnect', () => resolve()) : resolve()));
     const expiring = await connectSocket(baseUrl, { token: shortLived });

@@ -41,8 +41,15 @@ async function burstAndKill(service: ServiceProcess, ids: string[], killAfter: n
     Array.from({ length: CONCURRENCY }, async () => {
       while (!killed && next < ids.length) {
         const i = next++;
-        const payload = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: `5025557${String(i % CHATS).padStart(4, '0')}`, id: ids[i], text: `burst ${i}`, timestamp: 1_760_000_000 + i });
-        const status = await fetch(`${service.baseUrl}${WEBHOOK}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }).then(
+        const payload = whatsAppMessage(
+          { phoneNumberId: DEMO_PHONE_NUMBER_ID },
+          { from: `5025557${String(i % CHATS).padStart(4, '0')}`, id: ids[i], text: `burst ${i}`, timestamp: 1_760_000_000 + i },
+        );
+        const status = await fetch(`${service.baseUrl}${WEBHOOK}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(payload),
+        }).then(
           (r) => r.status,
           () => undefined,
         );
@@ -79,7 +86,9 @@ async function waitForEmptyInbox(service: ServiceProcess): Promise<void> {
 }
 
 const unprojected = async (ids: Set<string>) => {
-  const projected = await rows<{ id: string }>(sql`select external_message_id as id from message where external_message_id = any(${sql.param([...ids])}::text[])`);
+  const projected = await rows<{ id: string }>(
+    sql`select external_message_id as id from message where external_message_id = any(${sql.param([...ids])}::text[])`,
+  );
   return ids.size - projected.length;
 };
 

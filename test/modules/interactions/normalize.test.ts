@@ -6,13 +6,24 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { normalizeWebhook } from '../../../src/modules/interactions/normalize.js';
-import { chatKey, eventKey, MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent } from '../../../src/modules/interactions/canonical.js';
+import { normalizeWebhook } from '../../../src/modules/interactions/inbound/normalize.js';
+import {
+  chatKey,
+  eventKey,
+  MalformedPayload,
+  MESSAGE_TYPES,
+  platformTime,
+  type CanonicalEvent,
+  type CanonicalMessageEvent,
+} from '../../../src/modules/interactions/projection/canonical.js';
 import { metaMessage, metaReaction, metaStatus, whatsAppMessage, whatsAppStatus } from '../../../sim/communications/payloads.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/platform-payloads');
 const read = (dir: string, file: string): unknown => JSON.parse(readFileSync(join(FIXTURES, dir, file), 'utf8'));
-const files = (dir: string) => readdirSync(join(FIXTURES, dir)).filter((f) => f.endsWith('.json')).sort();
+const files = (dir: string) =>
+  readdirSync(join(FIXTURES, dir))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
 const ACCOUNT = '106540352242922';
 const CUSTOMER = '16505551234';
@@ -20,7 +31,9 @@ const SHEENA = { id: CUSTOMER, name: 'Sheena Nelson', phone: '+16505551234' };
 const account = { phoneNumberId: ACCOUNT };
 
 interface WhatsAppBody {
-  entry: { changes: { field?: string; value: { metadata: Record<string, unknown>; messages?: Record<string, unknown>[]; statuses?: Record<string, unknown>[] } }[] }[];
+  entry: {
+    changes: { field?: string; value: { metadata: Record<string, unknown>; messages?: Record<string, unknown>[]; statuses?: Record<string, unknown>[] } }[];
+  }[];
 }
 /** The first change of a WhatsApp body, to edit one field of a built payload. */
 const change = (body: unknown) => (body as WhatsAppBody).entry[0]!.changes[0]!;
@@ -49,31 +62,183 @@ const onlyMessage = (payload: unknown): CanonicalMessageEvent => {
 
 describe("Meta's WhatsApp webhook examples", () => {
   // One row per example message: what the canonical event must say, read off the example by hand.
-  const messages: Record<string, { id: string; type: string; text: string | null; reply_to: string | null; media_id: string | null; occurred_at: string; sender?: object; content: string[] }> = {
-    'audio_voice.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', type: 'audio', text: null, reply_to: null, media_id: '1908647269898587', occurred_at: '2025-04-11T04:08:16.000Z', content: ['audio'] },
-    'button_template_quick_reply.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', type: 'button', text: 'Unsubscribe', reply_to: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=', media_id: null, occurred_at: '2025-06-16T16:24:05.000Z', content: ['button', 'context'] },
-    'contacts.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', type: 'contacts', text: null, reply_to: null, media_id: null, occurred_at: '2025-04-11T04:08:16.000Z', content: ['contacts'] },
-    'document.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', type: 'document', text: 'my receipt', reply_to: null, media_id: '622684793477189', occurred_at: '2025-04-11T04:08:16.000Z', content: ['document'] },
-    'image_with_caption.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', type: 'image', text: 'Taj Mahal', reply_to: null, media_id: '1003383421387256', occurred_at: '2025-04-11T04:08:16.000Z', content: ['image'] },
-    'interactive_button_reply.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTZBQzg0MzQ4QjRCM0NGNkVGOAA=', type: 'interactive', text: 'Cancel', reply_to: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MEM2RUJFNkI0RENGQTVDRjUA', media_id: null, occurred_at: '2025-06-15T22:05:36.000Z', content: ['interactive', 'context'] },
-    'interactive_list_reply.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', type: 'interactive', text: 'Priority Mail Express', reply_to: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=', media_id: null, occurred_at: '2025-06-13T22:42:55.000Z', content: ['interactive', 'context'] },
-    'location.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', type: 'location', text: 'Philz Coffee, 101 Forest Ave, Palo Alto, CA 94301', reply_to: null, media_id: null, occurred_at: '2025-04-11T04:08:16.000Z', content: ['location'] },
-    'order.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', type: 'order', text: 'Love these!', reply_to: null, media_id: null, occurred_at: '2025-06-16T17:52:05.000Z', content: ['order'] },
+  const messages: Record<
+    string,
+    { id: string; type: string; text: string | null; reply_to: string | null; media_id: string | null; occurred_at: string; sender?: object; content: string[] }
+  > = {
+    'audio_voice.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      type: 'audio',
+      text: null,
+      reply_to: null,
+      media_id: '1908647269898587',
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['audio'],
+    },
+    'button_template_quick_reply.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      type: 'button',
+      text: 'Unsubscribe',
+      reply_to: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=',
+      media_id: null,
+      occurred_at: '2025-06-16T16:24:05.000Z',
+      content: ['button', 'context'],
+    },
+    'contacts.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      type: 'contacts',
+      text: null,
+      reply_to: null,
+      media_id: null,
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['contacts'],
+    },
+    'document.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      type: 'document',
+      text: 'my receipt',
+      reply_to: null,
+      media_id: '622684793477189',
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['document'],
+    },
+    'image_with_caption.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      type: 'image',
+      text: 'Taj Mahal',
+      reply_to: null,
+      media_id: '1003383421387256',
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['image'],
+    },
+    'interactive_button_reply.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTZBQzg0MzQ4QjRCM0NGNkVGOAA=',
+      type: 'interactive',
+      text: 'Cancel',
+      reply_to: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MEM2RUJFNkI0RENGQTVDRjUA',
+      media_id: null,
+      occurred_at: '2025-06-15T22:05:36.000Z',
+      content: ['interactive', 'context'],
+    },
+    'interactive_list_reply.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      type: 'interactive',
+      text: 'Priority Mail Express',
+      reply_to: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=',
+      media_id: null,
+      occurred_at: '2025-06-13T22:42:55.000Z',
+      content: ['interactive', 'context'],
+    },
+    'location.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      type: 'location',
+      text: 'Philz Coffee, 101 Forest Ave, Palo Alto, CA 94301',
+      reply_to: null,
+      media_id: null,
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['location'],
+    },
+    'order.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      type: 'order',
+      text: 'Love these!',
+      reply_to: null,
+      media_id: null,
+      occurred_at: '2025-06-16T17:52:05.000Z',
+      content: ['order'],
+    },
     // A reaction answers the message it reacts to, whether or not it carries a context.
-    'reaction.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', type: 'reaction', text: '👍', reply_to: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=', media_id: null, occurred_at: '2025-06-08T21:52:24.000Z', content: ['reaction'] },
-    'referral_click_to_whatsapp_ad.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUQ0N0VFMDA2MTQ0RkJFNkNDNAA=', type: 'text', text: 'Can I get more info about this?', reply_to: null, media_id: null, occurred_at: '2025-06-18T19:46:32.000Z', content: ['text', 'referral'] },
-    'sticker_animated.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', type: 'sticker', text: null, reply_to: null, media_id: '1908647269898587', occurred_at: '2025-04-11T04:08:16.000Z', content: ['sticker'] },
+    'reaction.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      type: 'reaction',
+      text: '👍',
+      reply_to: 'wamid.HBgLMTQxMjU1NTA4MjkVAgASGBQzQUNCNjk5RDUwNUZGMUZEM0VBRAA=',
+      media_id: null,
+      occurred_at: '2025-06-08T21:52:24.000Z',
+      content: ['reaction'],
+    },
+    'referral_click_to_whatsapp_ad.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUQ0N0VFMDA2MTQ0RkJFNkNDNAA=',
+      type: 'text',
+      text: 'Can I get more info about this?',
+      reply_to: null,
+      media_id: null,
+      occurred_at: '2025-06-18T19:46:32.000Z',
+      content: ['text', 'referral'],
+    },
+    'sticker_animated.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      type: 'sticker',
+      text: null,
+      reply_to: null,
+      media_id: '1908647269898587',
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['sticker'],
+    },
     // A system message carries no contacts block, so no profile name.
-    'system_user_changed_number.json': { id: 'wamid.HBgLMTk4MzU1NTE5NzQVAgASGAoxMTgyMDg2MjY3AA==', type: 'system', text: 'User Sheena Nelson changed from 16505551234 to 12195555358', reply_to: null, media_id: null, occurred_at: '2025-06-18T17:55:42.000Z', sender: { ...SHEENA, name: null }, content: ['system'] },
-    'text_product_inquiry_context.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTA2NTUwRkNEMDdFQjJCRUU0NQA=', type: 'text', text: 'Is this still available?', reply_to: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGA9wcm9kdWN0X2lucXVpcnkA', media_id: null, occurred_at: '2025-06-15T19:46:40.000Z', content: ['text', 'context'] },
-    'unsupported.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', type: 'unsupported', text: null, reply_to: null, media_id: null, occurred_at: '2025-06-16T16:18:22.000Z', content: ['unsupported', 'errors'] },
-    'video.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=', type: 'video', text: 'Timelapse of growth', reply_to: null, media_id: '731675419373506', occurred_at: '2025-04-11T04:08:16.000Z', content: ['video'] },
+    'system_user_changed_number.json': {
+      id: 'wamid.HBgLMTk4MzU1NTE5NzQVAgASGAoxMTgyMDg2MjY3AA==',
+      type: 'system',
+      text: 'User Sheena Nelson changed from 16505551234 to 12195555358',
+      reply_to: null,
+      media_id: null,
+      occurred_at: '2025-06-18T17:55:42.000Z',
+      sender: { ...SHEENA, name: null },
+      content: ['system'],
+    },
+    'text_product_inquiry_context.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTA2NTUwRkNEMDdFQjJCRUU0NQA=',
+      type: 'text',
+      text: 'Is this still available?',
+      reply_to: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGA9wcm9kdWN0X2lucXVpcnkA',
+      media_id: null,
+      occurred_at: '2025-06-15T19:46:40.000Z',
+      content: ['text', 'context'],
+    },
+    'unsupported.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      type: 'unsupported',
+      text: null,
+      reply_to: null,
+      media_id: null,
+      occurred_at: '2025-06-16T16:18:22.000Z',
+      content: ['unsupported', 'errors'],
+    },
+    'video.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+      type: 'video',
+      text: 'Timelapse of growth',
+      reply_to: null,
+      media_id: '731675419373506',
+      occurred_at: '2025-04-11T04:08:16.000Z',
+      content: ['video'],
+    },
   };
   const statuses: Record<string, { id: string; status: string; occurred_at: string; errors: number[] | null }> = {
-    'status_delivered.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MTE5MjVBOTE3MDk5QUVFM0YA', status: 'delivered', occurred_at: '2025-06-18T16:22:53.000Z', errors: null },
-    'status_failed.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI0QUQ2MjA4NEYyRkExNjMyREUA', status: 'failed', occurred_at: '2025-06-28T20:34:48.000Z', errors: [131049] },
-    'status_sent.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', status: 'sent', occurred_at: '2025-06-15T23:27:53.000Z', errors: null },
-    'status_sent_minimal.json': { id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=', status: 'sent', occurred_at: '2025-06-15T23:27:53.000Z', errors: null },
+    'status_delivered.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3MTE5MjVBOTE3MDk5QUVFM0YA',
+      status: 'delivered',
+      occurred_at: '2025-06-18T16:22:53.000Z',
+      errors: null,
+    },
+    'status_failed.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI0QUQ2MjA4NEYyRkExNjMyREUA',
+      status: 'failed',
+      occurred_at: '2025-06-28T20:34:48.000Z',
+      errors: [131049],
+    },
+    'status_sent.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      status: 'sent',
+      occurred_at: '2025-06-15T23:27:53.000Z',
+      errors: null,
+    },
+    'status_sent_minimal.json': {
+      id: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQUFERjg0NDEzNDdFODU3MUMxMAA=',
+      status: 'sent',
+      occurred_at: '2025-06-15T23:27:53.000Z',
+      errors: null,
+    },
   };
 
   it('has an expectation for every inbound example file, and no expectation without a file', () => {
@@ -103,7 +268,16 @@ describe("Meta's WhatsApp webhook examples", () => {
 
   it.each(Object.entries(statuses))('%s becomes one status event of the outbound message', (file, want) => {
     const event = only(normalizeWebhook(read('whatsapp-inbound', file)));
-    expect(event).toMatchObject({ kind: 'status', platform: 'whatsapp', account_id: ACCOUNT, external_chat_id: CUSTOMER, message_id: want.id, up_to: null, status: want.status, occurred_at: want.occurred_at });
+    expect(event).toMatchObject({
+      kind: 'status',
+      platform: 'whatsapp',
+      account_id: ACCOUNT,
+      external_chat_id: CUSTOMER,
+      message_id: want.id,
+      up_to: null,
+      status: want.status,
+      occurred_at: want.occurred_at,
+    });
     expect(event.kind === 'status' && event.errors?.map((e) => (e as { code: number }).code)).toEqual(want.errors ?? undefined);
     expect(eventKey(event)).toBe(`whatsapp:status:${want.id}:${want.status}`);
   });
@@ -111,7 +285,12 @@ describe("Meta's WhatsApp webhook examples", () => {
   it('value_level_errors.json becomes one account error with the errors as sent', () => {
     const before = Date.now();
     const event = only(normalizeWebhook(read('whatsapp-inbound', 'value_level_errors.json')));
-    expect(event).toMatchObject({ kind: 'account_error', platform: 'whatsapp', account_id: ACCOUNT, errors: [expect.objectContaining({ code: 130429, title: 'Rate limit hit' })] });
+    expect(event).toMatchObject({
+      kind: 'account_error',
+      platform: 'whatsapp',
+      account_id: ACCOUNT,
+      errors: [expect.objectContaining({ code: 130429, title: 'Rate limit hit' })],
+    });
     // The example has no timestamp: the time of receipt stands in.
     expect(Date.parse(event.occurred_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(event.occurred_at)).toBeLessThanOrEqual(Date.now() + 1000);
@@ -170,7 +349,9 @@ describe('WhatsApp normalizer properties', () => {
     const known = new Set<string>(MESSAGE_TYPES);
     // Not the message's own fields (from, id...), which a type cannot be named after.
     const envelope = new Set(['from', 'id', 'timestamp', 'type', 'context', 'referral', 'errors', 'identity']);
-    const unknownType = fc.oneof(fc.string({ minLength: 1 }), fc.constantFrom('unknown', 'edit', 'constructor', '__proto__', 'toString')).filter((t) => t.trim() !== '' && !known.has(t) && !envelope.has(t));
+    const unknownType = fc
+      .oneof(fc.string({ minLength: 1 }), fc.constantFrom('unknown', 'edit', 'constructor', '__proto__', 'toString'))
+      .filter((t) => t.trim() !== '' && !known.has(t) && !envelope.has(t));
     fc.assert(
       fc.property(unknownType, fc.jsonValue(), (type, body) => {
         const payload = whatsAppMessage(account, { from: '50255551234', id: 'wamid.U' });
@@ -187,7 +368,9 @@ describe('WhatsApp normalizer properties', () => {
   });
 
   it('gives every status of one message its own deduplication key, and one chat key', () => {
-    const all = (['sent', 'delivered', 'read', 'failed'] as const).map((status) => only(normalizeWebhook(whatsAppStatus(account, { messageId: 'wamid.S', recipient: CUSTOMER, status }))));
+    const all = (['sent', 'delivered', 'read', 'failed'] as const).map((status) =>
+      only(normalizeWebhook(whatsAppStatus(account, { messageId: 'wamid.S', recipient: CUSTOMER, status }))),
+    );
     expect(new Set(all.map(eventKey)).size).toBe(4);
     expect(new Set(all.map(chatKey))).toEqual(new Set([`whatsapp:${ACCOUNT}:${CUSTOMER}`]));
   });
@@ -222,7 +405,15 @@ describe('Messenger and Instagram normalizer properties', () => {
     fc.assert(
       fc.property(platforms, psid, psid, waText, millis, ([object, platform], page, customer, text, ms) => {
         const event = onlyMessage(metaMessage(object, page, { from: customer, text, mid: 'm_1', timestamp: ms }));
-        expect(event).toMatchObject({ platform, account_id: page, external_chat_id: customer, direction: 'inbound', message_id: 'm_1', occurred_at: new Date(ms).toISOString(), message: { type: 'text', text } });
+        expect(event).toMatchObject({
+          platform,
+          account_id: page,
+          external_chat_id: customer,
+          direction: 'inbound',
+          message_id: 'm_1',
+          occurred_at: new Date(ms).toISOString(),
+          message: { type: 'text', text },
+        });
       }),
     );
   });
@@ -240,7 +431,20 @@ describe('Messenger and Instagram normalizer properties', () => {
   });
 
   it('maps the known attachment types and turns any other into an unsupported message', () => {
-    const table: Record<string, string> = { image: 'image', video: 'video', audio: 'audio', file: 'document', location: 'location', sticker: 'sticker', share: 'share', story_mention: 'story_mention', ig_reel: 'share', reel: 'share', fallback: 'share', template: 'unsupported' };
+    const table: Record<string, string> = {
+      image: 'image',
+      video: 'video',
+      audio: 'audio',
+      file: 'document',
+      location: 'location',
+      sticker: 'sticker',
+      share: 'share',
+      story_mention: 'story_mention',
+      ig_reel: 'share',
+      reel: 'share',
+      fallback: 'share',
+      template: 'unsupported',
+    };
     for (const [attachment, type] of Object.entries(table)) {
       expect(onlyMessage(metaMessage('page', '1', { from: '2', attachment: { type: attachment } })).message.type).toBe(type);
     }
@@ -280,10 +484,20 @@ describe('Messenger and Instagram normalizer properties', () => {
     fc.assert(
       fc.property(millis, (watermark) => {
         const read = only(normalizeWebhook(metaStatus('page', '1', { from: '2', kind: 'read', watermark })));
-        expect(read).toMatchObject({ kind: 'status', status: 'read', message_id: null, up_to: new Date(watermark).toISOString(), external_chat_id: '2', account_id: '1' });
+        expect(read).toMatchObject({
+          kind: 'status',
+          status: 'read',
+          message_id: null,
+          up_to: new Date(watermark).toISOString(),
+          external_chat_id: '2',
+          account_id: '1',
+        });
       }),
     );
-    expect(only(normalizeWebhook(metaStatus('instagram', '1', { from: '2', kind: 'read', mids: ['m_ig'] })))).toMatchObject({ message_id: 'm_ig', up_to: null });
+    expect(only(normalizeWebhook(metaStatus('instagram', '1', { from: '2', kind: 'read', mids: ['m_ig'] })))).toMatchObject({
+      message_id: 'm_ig',
+      up_to: null,
+    });
   });
 });
 
@@ -383,7 +597,12 @@ describe('platformTime', () => {
     fc.assert(
       fc.property(unixSeconds, (s) => {
         const iso = new Date(s * 1000).toISOString();
-        expect([platformTime(s, 's'), platformTime(String(s), 's'), platformTime(s * 1000, 'ms'), platformTime(String(s * 1000), 'ms')]).toEqual([iso, iso, iso, iso]);
+        expect([platformTime(s, 's'), platformTime(String(s), 's'), platformTime(s * 1000, 'ms'), platformTime(String(s * 1000), 'ms')]).toEqual([
+          iso,
+          iso,
+          iso,
+          iso,
+        ]);
       }),
     );
   });

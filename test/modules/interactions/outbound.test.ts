@@ -10,7 +10,8 @@ import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factorie
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { connectSocket, listen, waitFor } from '../../helpers/interactions.js';
 import { fixture } from '../../helpers/platform-payloads.js';
-import { metaMessage, whatsAppMessage, whatsAppStatus, whatsAppTemplateReview } from '../../../sim/communications/payloads.js';
+import { hasFfmpeg, pdf, png, wavTone, webmVideo } from '../media/media-files.js';
+import { metaMessage, metaStatus, whatsAppMessage, whatsAppStatus, whatsAppTemplateReview } from '../../../sim/communications/payloads.js';
 import { mediaBytes, startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 
 type Row = Record<string, unknown>;
@@ -37,7 +38,8 @@ const conversationOf = async (chat: string) => {
   const res = await t.app.inject({ method: 'GET', url: `/interactions/conversations?q=${chat}`, headers: bearer(token) });
   return (res.json().data as Row[]).find((c) => c.external_chat_id === chat)!;
 };
-const history = async (id = conversationId) => (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${id}/history?limit=200`, headers: bearer(token) })).json().data as Row[];
+const history = async (id = conversationId) =>
+  (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${id}/history?limit=200`, headers: bearer(token) })).json().data as Row[];
 const messageOf = async (id: number, conv = conversationId) => (await history(conv)).find((m) => m.id === id)!;
 const ourIdOf = async (externalId: string) => (await history()).find((m) => m.external_message_id === externalId)!.id as number;
 
@@ -56,8 +58,18 @@ beforeAll(async () => {
   otherToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2 }));
   const now = Math.floor(Date.now() / 1000);
   // The customer's messages the examples reply and react to, with Meta's ids.
-  await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, text: 'thanks!', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdCNTg5RjY1MEMyRjlGMjRGNgA=', timestamp: now - 60 }));
-  await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, text: 'look', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA=', timestamp: now - 30 }));
+  await webhook(
+    whatsAppMessage(
+      { phoneNumberId: 'PN-OUT' },
+      { from: PHONE, text: 'thanks!', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdCNTg5RjY1MEMyRjlGMjRGNgA=', timestamp: now - 60 },
+    ),
+  );
+  await webhook(
+    whatsAppMessage(
+      { phoneNumberId: 'PN-OUT' },
+      { from: PHONE, text: 'look', id: 'wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA=', timestamp: now - 30 },
+    ),
+  );
   await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: '50255510000', text: 'old', timestamp: now - 25 * 3600 }));
   await webhook(metaMessage('page', 'PAGE-OUT', { from: 'PSID-77', text: 'hola', timestamp: Date.now() - 1000 }));
   await webhook(metaMessage('instagram', 'IG-OUT', { from: 'IGSID-88', text: 'hola', timestamp: Date.now() - 1000 }));
@@ -81,11 +93,22 @@ const WELCOME = {
     {
       type: 'BODY',
       text: 'Hi {{first_name}}! Use {{discount_code}} for {{discount_amount}} off.',
-      example: { body_text_named_params: [{ param_name: 'first_name', example: 'Pablo' }, { param_name: 'discount_code', example: 'WELCOME25' }, { param_name: 'discount_amount', example: '25%' }] },
+      example: {
+        body_text_named_params: [
+          { param_name: 'first_name', example: 'Pablo' },
+          { param_name: 'discount_code', example: 'WELCOME25' },
+          { param_name: 'discount_amount', example: '25%' },
+        ],
+      },
     },
   ],
 };
-const FOLLOW_UP = { name: 'follow_up', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Hola {{1}}, ¿seguimos con su pedido?', example: { body_text: [['Ana']] } }] };
+const FOLLOW_UP = {
+  name: 'follow_up',
+  language: 'es',
+  category: 'utility',
+  components: [{ type: 'BODY', text: 'Hola {{1}}, ¿seguimos con su pedido?', example: { body_text: [['Ana']] } }],
+};
 afterAll(async () => {
   await t?.close();
   await sim?.close();
@@ -96,16 +119,34 @@ beforeEach(() => sim.reset());
 const requests: Record<string, () => Promise<{ kind: string; body: object }>> = {
   'audio_voice.json': async () => ({ kind: 'audio', body: { id: '1013859600285441', voice: true } }),
   'contacts.json': async () => ({ kind: 'contacts', body: { contacts: fixture('whatsapp-outbound/contacts.json').contacts } }),
-  'document_filename_caption.json': async () => ({ kind: 'document', body: { id: '1376223850470843', filename: 'order_abc123.pdf', caption: 'Your order confirmation (PDF)' } }),
+  'document_filename_caption.json': async () => ({
+    kind: 'document',
+    body: { id: '1376223850470843', filename: 'order_abc123.pdf', caption: 'Your order confirmation (PDF)' },
+  }),
   'image_by_id_caption.json': async () => ({ kind: 'image', body: { id: '1479537139650973', caption: 'The best succulent ever?' } }),
-  'interactive_button_image_header.json': async () => ({ kind: 'interactive/button', body: strip(fixture('whatsapp-outbound/interactive_button_image_header.json').interactive) }),
-  'interactive_cta_url_image_header.json': async () => ({ kind: 'interactive/cta-url-image', body: strip(fixture('whatsapp-outbound/interactive_cta_url_image_header.json').interactive) }),
+  'interactive_button_image_header.json': async () => ({
+    kind: 'interactive/button',
+    body: strip(fixture('whatsapp-outbound/interactive_button_image_header.json').interactive),
+  }),
+  'interactive_cta_url_image_header.json': async () => ({
+    kind: 'interactive/cta-url-image',
+    body: strip(fixture('whatsapp-outbound/interactive_cta_url_image_header.json').interactive),
+  }),
   'interactive_list.json': async () => ({ kind: 'interactive/list', body: strip(fixture('whatsapp-outbound/interactive_list.json').interactive) }),
   'location.json': async () => ({ kind: 'location', body: fixture('whatsapp-outbound/location.json').location }),
-  'reaction.json': async () => ({ kind: 'reaction', body: { message_id: await ourIdOf('wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA='), emoji: '😀' } }),
-  'reply_with_context.json': async () => ({ kind: 'text', body: { body: "You're welcome, Pablo!", reply_to_message_id: await ourIdOf('wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdCNTg5RjY1MEMyRjlGMjRGNgA=') } }),
+  'reaction.json': async () => ({
+    kind: 'reaction',
+    body: { message_id: await ourIdOf('wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQUZCMTY0MDc2MUYwNzBDNTY5MAA='), emoji: '😀' },
+  }),
+  'reply_with_context.json': async () => ({
+    kind: 'text',
+    body: { body: "You're welcome, Pablo!", reply_to_message_id: await ourIdOf('wamid.HBgLMTY0NjcwNDM1OTUVAgASGBQzQTdCNTg5RjY1MEMyRjlGMjRGNgA=') },
+  }),
   'sticker.json': async () => ({ kind: 'sticker', body: { id: '798882015472548' } }),
-  'template_header_image_named_params.json': async () => ({ kind: 'template', body: fixture('whatsapp-outbound/template_header_image_named_params.json').template }),
+  'template_header_image_named_params.json': async () => ({
+    kind: 'template',
+    body: fixture('whatsapp-outbound/template_header_image_named_params.json').template,
+  }),
   'text_preview_url.json': async () => ({ kind: 'text', body: fixture('whatsapp-outbound/text_preview_url.json').text }),
   'video.json': async () => ({ kind: 'video', body: { id: '1166846181421424', caption: 'A succulent eclipse!' } }),
 };
@@ -130,11 +171,14 @@ describe('sending every kind', () => {
     expect(delivered!.apiKey).toBe(API_KEY);
   });
 
-  it('sends a call-to-action URL without a header as Meta\'s cta_url message', async () => {
+  it("sends a call-to-action URL without a header as Meta's cta_url message", async () => {
     const res = await sendKind('interactive/cta-url', {
       body: { text: 'Tap the button below to see available dates.' },
       footer: { text: 'Dates subject to change.' },
-      action: { name: 'cta_url', parameters: { display_text: 'See Dates', url: 'https://www.luckyshrub.com?clickID=kqDGWd24Q5TRwoEQTICY7W1JKoXvaZOXWAS7h1P76s0R7Paec4' } },
+      action: {
+        name: 'cta_url',
+        parameters: { display_text: 'See Dates', url: 'https://www.luckyshrub.com?clickID=kqDGWd24Q5TRwoEQTICY7W1JKoXvaZOXWAS7h1P76s0R7Paec4' },
+      },
     });
     expect(res.statusCode, res.body).toBe(202);
     expect(res.json()).toMatchObject({ status: 'pending', type: 'interactive', text: 'Tap the button below to see available dates.' });
@@ -148,7 +192,15 @@ describe('sending every kind', () => {
   /** Meta's media examples sent by `link` instead of by `id`: the same message with the link in the media object. */
   it.each([
     ['image', 'image_by_id_caption.json', { link: 'https://www.luckyshrub.com/assets/succulents/aloe.png', caption: 'The best succulent ever?' }],
-    ['document', 'document_filename_caption.json', { link: 'https://www.luckyshrub.com/invoices/FmOzfD9cKf/lucky-shrub-invoice.pdf', filename: 'order_abc123.pdf', caption: 'Your order confirmation (PDF)' }],
+    [
+      'document',
+      'document_filename_caption.json',
+      {
+        link: 'https://www.luckyshrub.com/invoices/FmOzfD9cKf/lucky-shrub-invoice.pdf',
+        filename: 'order_abc123.pdf',
+        caption: 'Your order confirmation (PDF)',
+      },
+    ],
     ['video', 'video.json', { link: 'https://www.luckyshrub.com/media/ringing-bell.mp4', caption: 'A succulent eclipse!' }],
     ['audio', 'audio_voice.json', { link: 'https://www.luckyshrub.com/media/ringing-bell.ogg' }],
     ['sticker', 'sticker.json', { link: 'https://www.luckyshrub.com/assets/stickers/shrub.webp' }],
@@ -185,7 +237,7 @@ describe('sending every kind', () => {
     }
   });
 
-  it('announces nothing for a status that changes nothing: the platform\'s `sent` after its answer was recorded', async () => {
+  it("announces nothing for a status that changes nothing: the platform's `sent` after its answer was recorded", async () => {
     const { socket, events } = await connectSocket(baseUrl, { token });
     sim.setWebhookTarget(null); // this test posts the platform's statuses itself, after the answer is recorded
     try {
@@ -207,11 +259,13 @@ describe('sending every kind', () => {
     }
   });
 
-  it('reports the send latency by platform and this instance\'s connected sockets on /metrics', async () => {
+  it("reports the send latency by platform and this instance's connected sockets on /metrics", async () => {
     const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     const sentSoFar = Number(/^interactions_send_latency_seconds_count\{platform="whatsapp"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
     expect((await sendKind('text', { body: 'measured' })).statusCode).toBe(202);
-    await waitFor(async () => (/^interactions_send_latency_seconds_count\{platform="whatsapp"\} (\d+)$/m.exec(await metrics())?.[1] === String(sentSoFar + 1) ? true : undefined));
+    await waitFor(async () =>
+      /^interactions_send_latency_seconds_count\{platform="whatsapp"\} (\d+)$/m.exec(await metrics())?.[1] === String(sentSoFar + 1) ? true : undefined,
+    );
     expect(await metrics()).toMatch(/^interactions_send_latency_seconds_bucket\{le="\+Inf",platform="whatsapp"\} \d+$/m);
 
     expect(await metrics()).toMatch(/^realtime_connected_sockets 0$/m);
@@ -225,18 +279,25 @@ describe('sending every kind', () => {
   });
 
   it('answers a send repeated with the same Idempotency-Key with the first message, sending once', async () => {
-    const send = () => t.app.inject({ method: 'POST', url: `/api/interactions/conversations/${conversationId}/messages/text`, headers: { ...bearer(token), 'idempotency-key': 'agent-retry-1' }, payload: { body: 'una sola vez' } });
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/interactions/conversations/${conversationId}/messages/text`,
+        headers: { ...bearer(token), 'idempotency-key': 'agent-retry-1' },
+        payload: { body: 'una sola vez' },
+      });
     const [first, second] = await Promise.all([send(), send()]);
     expect([first.statusCode, second.statusCode]).toEqual([202, 202]);
     expect(second.json().id).toBe(first.json().id);
     expect((await send()).json().id).toBe(first.json().id);
     await sim.waitForDeliveries(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // Once the platform's answer is recorded (sent or later), the message is never sent again.
+    await waitFor(async () => ['sent', 'delivered', 'read'].includes((await history()).find((m) => m.text === 'una sola vez')?.status as string) || undefined);
     expect(sim.deliveries.filter((d) => (d.body.text as { body?: string } | undefined)?.body === 'una sola vez')).toHaveLength(1);
     expect((await history()).filter((m) => m.text === 'una sola vez')).toHaveLength(1);
   });
 
-  it('answers 404 for another entity\'s conversation and stores nothing', async () => {
+  it("answers 404 for another entity's conversation and stores nothing", async () => {
     const res = await post(`/interactions/conversations/${conversationId}/messages/text`, { body: 'hi' }, otherToken);
     expect(res.statusCode).toBe(404);
     expect(sim.calls).toHaveLength(0);
@@ -251,12 +312,18 @@ describe('sending every kind', () => {
 });
 
 describe('media sent as multipart', () => {
-  it('stores the file as a media object, waits for its processing and sends it as a link with the form\'s caption', async () => {
-    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 200, g: 10, b: 10 } } }).png().toBuffer();
+  it("stores the file as a media object, waits for its processing and sends it as a link with the form's caption", async () => {
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+      .png()
+      .toBuffer();
     const form = new FormData();
     form.append('caption', 'Nuestro catálogo');
     form.append('file', new Blob([png], { type: 'image/png' }), 'catalogo.png');
-    const res = await fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/image`, { method: 'POST', headers: bearer(token), body: form });
+    const res = await fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/image`, {
+      method: 'POST',
+      headers: bearer(token),
+      body: form,
+    });
     expect(res.status).toBe(202);
     const message = (await res.json()) as Row;
     const [delivered] = await sim.waitForDeliveries(1, 15_000);
@@ -268,11 +335,79 @@ describe('media sent as multipart', () => {
     expect((message.content as { media_object_id: number }).media_object_id).toEqual(expect.any(Number));
   });
 
+  const sendForm = (kind: string, parts: [string, string | [Buffer, string, string]][]) => {
+    const form = new FormData();
+    for (const [name, value] of parts) {
+      if (typeof value === 'string') form.append(name, value);
+      else form.append(name, new Blob([value[0]], { type: value[1] }), value[2]);
+    }
+    return fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/${kind}`, { method: 'POST', headers: bearer(token), body: form });
+  };
+
+  it('keeps the form fields that follow the file: image, video and document', async () => {
+    const video = hasFfmpeg
+      ? await webmVideo(1)
+      : Buffer.concat([Buffer.from('000000206674797069736f6d0000020069736f6d69736f32617663316d703431', 'hex'), Buffer.alloc(64)]);
+    const cases: [string, [Buffer, string, string], [string, string][], Record<string, string>][] = [
+      ['image', [await png(16, 16), 'image/png', 'a.png'], [['caption', 'Mira']], { caption: 'Mira' }],
+      ['video', [video, hasFfmpeg ? 'video/webm' : 'video/mp4', hasFfmpeg ? 'clip.webm' : 'clip.mp4'], [['caption', 'El video']], { caption: 'El video' }],
+      [
+        'document',
+        [pdf(), 'application/pdf', 'upload.pdf'],
+        [
+          ['caption', 'La factura'],
+          ['filename', 'factura.pdf'],
+        ],
+        { caption: 'La factura', filename: 'factura.pdf' },
+      ],
+    ];
+    for (const [kind, file, after, expected] of cases) {
+      sim.reset();
+      const res = await sendForm(kind, [['file', file], ...after]);
+      expect({ kind, status: res.status }).toEqual({ kind, status: 202 });
+      const [delivered] = await sim.waitForDeliveries(1, 30_000);
+      expect(delivered!.body[kind]).toMatchObject(expected);
+    }
+  });
+
+  it('sends audio as a voice note when `voice` precedes the file, and refuses `voice` after it with a clear 400', async () => {
+    const wav = await wavTone(1);
+    const late = await sendForm('audio', [
+      ['file', [wav, 'audio/wav', 'tone.wav']],
+      ['voice', 'true'],
+    ]);
+    expect(late.status).toBe(400);
+    expect(((await late.json()) as { errors: { field: string; message: string }[] }).errors).toEqual([
+      { field: '/body/voice', message: '`voice` must come before `file` in the form' },
+    ]);
+    const res = await sendForm('audio', [
+      ['voice', 'true'],
+      ['file', [wav, 'audio/wav', 'tone.wav']],
+    ]);
+    expect(res.status).toBe(202);
+    const [delivered] = await sim.waitForDeliveries(1, 30_000);
+    expect(delivered!.body.audio).toMatchObject({ link: expect.stringMatching(/^http:/) });
+  });
+
+  it('refuses a field after the file that breaks the schema, as it refuses one before it', async () => {
+    const res = await sendForm('image', [
+      ['file', [await png(8, 8), 'image/png', 'a.png']],
+      ['caption', 'x'.repeat(2000)],
+    ]);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errors: { field: string }[] }).errors.map((e) => e.field)).toContain('/body/caption');
+    expect(sim.calls).toHaveLength(0);
+  });
+
   it('refuses unknown form fields, sending nothing', async () => {
     const form = new FormData();
     form.append('colour', 'red');
     form.append('file', new Blob([Buffer.alloc(64)], { type: 'image/png' }), 'x.png');
-    const res = await fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/image`, { method: 'POST', headers: bearer(token), body: form });
+    const res = await fetch(`${baseUrl}/api/interactions/conversations/${conversationId}/messages/image`, {
+      method: 'POST',
+      headers: bearer(token),
+      body: form,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Row).code).toBe('validation_failed');
     expect(sim.calls).toHaveLength(0);
@@ -280,13 +415,17 @@ describe('media sent as multipart', () => {
 });
 
 describe('the service window', () => {
-  it('refuses free-form messages 24 h after the customer\'s last message, with the time it closed, and allows templates', async () => {
+  it("refuses free-form messages 24 h after the customer's last message, with the time it closed, and allows templates", async () => {
     const conv = (await t.app.inject({ method: 'GET', url: `/interactions/conversations/${staleConversationId}`, headers: bearer(token) })).json();
     expect(Date.parse(conv.service_window_expires_at)).toBeLessThan(Date.now());
     const res = await sendKind('text', { body: 'late' }, staleConversationId);
     expect(res.statusCode).toBe(422);
     expect(res.json()).toMatchObject({ code: 'outside_service_window', closed_at: conv.service_window_expires_at });
-    const template = await sendKind('template', { name: 'follow_up', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] }, staleConversationId);
+    const template = await sendKind(
+      'template',
+      { name: 'follow_up', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] },
+      staleConversationId,
+    );
     expect(template.statusCode).toBe(202);
     await sim.waitForDeliveries(1);
   });
@@ -298,38 +437,99 @@ describe('the service window', () => {
 });
 
 describe('templates', () => {
+  it('forward a date_time parameter with its calendar fields unchanged', async () => {
+    const created = await post('/interactions/templates', {
+      name: 'appointment_at',
+      language: 'es',
+      category: 'utility',
+      components: [{ type: 'BODY', text: 'Su cita es {{1}}', example: { body_text: [['lunes']] } }],
+    });
+    expect(created.statusCode).toBe(201);
+    sim.templates.get(created.json().provider_template_id as string)!.status = 'APPROVED';
+    await t.app.inject({ method: 'GET', url: '/interactions/templates?sync=true', headers: bearer(token) });
+    const dateTime = {
+      fallback_value: 'lunes 3 de marzo, 10:30',
+      calendar: 'GREGORIAN',
+      year: 2026,
+      month: 3,
+      day_of_month: 2,
+      day_of_week: 1,
+      hour: 10,
+      minute: 30,
+    };
+    const res = await sendKind('template', {
+      name: 'appointment_at',
+      language: { code: 'es' },
+      components: [{ type: 'body', parameters: [{ type: 'date_time', date_time: dateTime }] }],
+    });
+    expect(res.statusCode).toBe(202);
+    const [delivered] = await sim.waitForDeliveries(1);
+    const template = delivered!.body.template as { components: { parameters: unknown[] }[] };
+    expect(template.components[0]!.parameters).toEqual([{ type: 'date_time', date_time: dateTime }]);
+    const bad = await sendKind('template', {
+      name: 'appointment_at',
+      language: { code: 'es' },
+      components: [{ type: 'body', parameters: [{ type: 'date_time', date_time: { ...dateTime, month: 13 } }] }],
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+
   it('are created for review, synced from the communications service, and only approved ones are sent', async () => {
-    const created = await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Su pedido {{1}} está listo', example: { body_text: [['A-1']] } }] });
+    const created = await post('/interactions/templates', {
+      name: 'order_ready',
+      language: 'es',
+      category: 'utility',
+      components: [{ type: 'BODY', text: 'Su pedido {{1}} está listo', example: { body_text: [['A-1']] } }],
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ status: 'pending', provider_template_id: expect.any(String) });
-    const send = () => sendKind('template', { name: 'order_ready', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'A-7' }] }] });
+    const send = () =>
+      sendKind('template', { name: 'order_ready', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'A-7' }] }] });
     expect((await send()).json()).toMatchObject({ status: 422, code: 'template_not_approved' });
     sim.templates.get(created.json().provider_template_id as string)!.status = 'APPROVED';
     const listed = await t.app.inject({ method: 'GET', url: '/interactions/templates?sync=true', headers: bearer(token) });
     expect(listed.json().data.find((x: Row) => x.name === 'order_ready').status).toBe('approved');
     expect((await send()).statusCode).toBe(202);
     await sim.waitForDeliveries(1); // before the next test resets the simulator
-    expect((await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'x' }] })).json().code).toBe('already_exists');
+    expect(
+      (await post('/interactions/templates', { name: 'order_ready', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'x' }] })).json()
+        .code,
+    ).toBe('already_exists');
     // A change is reviewed again at the platform: pending until the sync sees it approved.
-    const changed = await t.app.inject({ method: 'PATCH', url: `/interactions/templates/${created.json().id}`, headers: bearer(token), payload: { components: [{ type: 'BODY', text: 'Pedido {{1}} listo para recoger', example: { body_text: [['A-1']] } }] } });
+    const changed = await t.app.inject({
+      method: 'PATCH',
+      url: `/interactions/templates/${created.json().id}`,
+      headers: bearer(token),
+      payload: { components: [{ type: 'BODY', text: 'Pedido {{1}} listo para recoger', example: { body_text: [['A-1']] } }] },
+    });
     expect(changed.json()).toMatchObject({ status: 'pending' });
     expect(sim.templates.get(created.json().provider_template_id as string)).toMatchObject({ status: 'PENDING' });
     expect((await send()).json().code).toBe('template_not_approved');
   });
 
-  it('follow the platform\'s review through the template-status webhook, changing only the template reviewed', async () => {
-    const thirdToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: (await makeEntity(t.database.db, 'Reviewed elsewhere')).id, codes: ['entity_channel_accounts.edit'] }));
-    const define = (name: string) => ({ name, language: 'es', category: 'marketing', components: [{ type: 'BODY', text: 'Oferta {{1}}', example: { body_text: [['10%']] } }] });
+  it("follow the platform's review through the template-status webhook, changing only the template reviewed", async () => {
+    const thirdToken = await tokenFor(
+      t.app,
+      await makeMember(t.database.db, { entityId: (await makeEntity(t.database.db, 'Reviewed elsewhere')).id, codes: ['entity_channel_accounts.edit'] }),
+    );
+    const define = (name: string) => ({
+      name,
+      language: 'es',
+      category: 'marketing',
+      components: [{ type: 'BODY', text: 'Oferta {{1}}', example: { body_text: [['10%']] } }],
+    });
     const mine = (await post('/interactions/templates', define('weekly_offer'))).json();
     const theirs = (await post('/interactions/templates', define('their_offer'), thirdToken)).json();
     expect([mine.status, theirs.status]).toEqual(['pending', 'pending']);
     expect(theirs.provider_template_id).not.toBe(mine.provider_template_id);
-    const statusOf = async (id: number, tk = token) => ((await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(tk) })).json().data as Row[]).find((x) => x.id === id)!;
+    const statusOf = async (id: number, tk = token) =>
+      ((await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(tk) })).json().data as Row[]).find((x) => x.id === id)!;
 
     expect(await sim.reviewTemplate(mine.provider_template_id as string, 'APPROVED')).toBe(200);
     expect(await statusOf(mine.id as number)).toMatchObject({ status: 'approved', rejection_reason: null });
     expect(await statusOf(theirs.id as number, thirdToken)).toMatchObject({ status: 'pending' });
-    const send = () => sendKind('template', { name: 'weekly_offer', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '15%' }] }] });
+    const send = () =>
+      sendKind('template', { name: 'weekly_offer', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '15%' }] }] });
     expect((await send()).statusCode).toBe(202);
     await sim.waitForDeliveries(1);
 
@@ -340,19 +540,54 @@ describe('templates', () => {
     expect(await statusOf(mine.id as number)).toMatchObject({ status: 'paused' });
 
     // A review of a template this service never submitted is acknowledged and changes nothing.
-    const unknown = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppTemplateReview({ templateId: '987654321', name: 'elsewhere', language: 'es', event: 'APPROVED' }) });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      payload: whatsAppTemplateReview({ templateId: '987654321', name: 'elsewhere', language: 'es', event: 'APPROVED' }),
+    });
     expect(unknown.statusCode).toBe(200);
     expect(unknown.json()).toMatchObject({ received: 1, accepted: 1 });
-    const broken = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: { object: 'whatsapp_business_account', entry: [{ id: '1', changes: [{ field: 'message_template_status_update', value: { event: 'APPROVED' } }] }] } });
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      payload: {
+        object: 'whatsapp_business_account',
+        entry: [{ id: '1', changes: [{ field: 'message_template_status_update', value: { event: 'APPROVED' } }] }],
+      },
+    });
     expect(broken.statusCode).toBe(400);
     expect(broken.json()).toMatchObject({ code: 'malformed_payload', pointer: '/entry/0/changes/0/value/message_template_id' });
   });
 
   it.each([
     ['too few positional parameters', 'follow_up', 'es', [{ type: 'body', parameters: [] }], 'the body takes 1 parameters, 0 given'],
-    ['a named parameter missing', 'welcome_discount_template', 'en_US', [{ type: 'header', parameters: [{ type: 'image', image: { id: '1' } }] }, { type: 'body', parameters: [{ type: 'text', parameter_name: 'first_name', text: 'A' }] }], 'missing parameter discount_code'],
-    ['a header of the wrong media type', 'welcome_discount_template', 'en_US', [{ type: 'header', parameters: [{ type: 'video', video: { id: '1' } }] }], 'must be a image with id or link'],
-    ['a component the template lacks', 'follow_up', 'es', [{ type: 'body', parameters: [{ type: 'text', text: 'A' }] }, { type: 'button', sub_type: 'url', index: 0, parameters: [{ type: 'text', text: 'x' }] }], 'the template has no such component'],
+    [
+      'a named parameter missing',
+      'welcome_discount_template',
+      'en_US',
+      [
+        { type: 'header', parameters: [{ type: 'image', image: { id: '1' } }] },
+        { type: 'body', parameters: [{ type: 'text', parameter_name: 'first_name', text: 'A' }] },
+      ],
+      'missing parameter discount_code',
+    ],
+    [
+      'a header of the wrong media type',
+      'welcome_discount_template',
+      'en_US',
+      [{ type: 'header', parameters: [{ type: 'video', video: { id: '1' } }] }],
+      'must be a image with id or link',
+    ],
+    [
+      'a component the template lacks',
+      'follow_up',
+      'es',
+      [
+        { type: 'body', parameters: [{ type: 'text', text: 'A' }] },
+        { type: 'button', sub_type: 'url', index: 0, parameters: [{ type: 'text', text: 'x' }] },
+      ],
+      'the template has no such component',
+    ],
   ])('refuses %s before anything is queued', async (_case, name, language, components, message) => {
     const res = await sendKind('template', { name, language: { code: language }, components });
     expect(res.statusCode).toBe(422);
@@ -361,12 +596,20 @@ describe('templates', () => {
     expect(sim.calls).toHaveLength(0);
   });
 
-  it('refuses an unknown template and a definition whose placeholders have no examples, and hides other entities\' templates', async () => {
+  it("refuses an unknown template and a definition whose placeholders have no examples, and hides other entities' templates", async () => {
     expect((await sendKind('template', { name: 'nope', language: { code: 'es' } })).json().code).toBe('template_not_found');
-    const bad = await post('/interactions/templates', { name: 'no_examples', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Hola {{1}}' }] });
+    const bad = await post('/interactions/templates', {
+      name: 'no_examples',
+      language: 'es',
+      category: 'utility',
+      components: [{ type: 'BODY', text: 'Hola {{1}}' }],
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].field).toBe('/body/components/0/example/body_text');
-    const other = await tokenFor(t.app, await makeMember(t.database.db, { entityId: (await makeEntity(t.database.db, 'Three')).id, codes: ['entity_channel_accounts.edit'] }));
+    const other = await tokenFor(
+      t.app,
+      await makeMember(t.database.db, { entityId: (await makeEntity(t.database.db, 'Three')).id, codes: ['entity_channel_accounts.edit'] }),
+    );
     const list = await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(other) });
     expect(list.json().data).toEqual([]);
     const mine = (await t.app.inject({ method: 'GET', url: '/interactions/templates', headers: bearer(token) })).json().data[0].id;
@@ -391,11 +634,28 @@ describe('Messenger', () => {
     expect((await sendKind('document', { link, filename: 'invoice.pdf' }, messengerConversationId)).statusCode).toBe(202);
     const [d] = await sim.waitForDeliveries(1);
     expect(d).toMatchObject({ platform: 'messenger', accountId: 'PAGE-OUT' });
-    expect(d!.body).toEqual({ recipient: { id: 'PSID-77' }, messaging_type: 'RESPONSE', message: { attachment: { type: 'file', payload: { url: link, is_reusable: true } } } });
+    expect(d!.body).toEqual({
+      recipient: { id: 'PSID-77' },
+      messaging_type: 'RESPONSE',
+      message: { attachment: { type: 'file', payload: { url: link, is_reusable: true } } },
+    });
     const byId = await sendKind('image', { id: '1479537139650973' }, messengerConversationId);
     expect(byId.statusCode).toBe(422);
     expect(byId.json().code).toBe('unsupported_media_source');
     expect(sim.calls).toHaveLength(1);
+  });
+
+  it('is still sent when a read watermark arrives while it waits for a retry: only messages the platform accepted are read', async () => {
+    // Two refusals keep it pending for seconds (retry-after, then backoff): the watermark lands meanwhile.
+    sim.failNext('rate_limit', 2);
+    const res = await sendKind('text', { body: 'después del límite' }, messengerConversationId);
+    expect(res.statusCode).toBe(202);
+    await waitFor(() => (sim.calls.some((c) => c.outcome === '130429') ? true : undefined), 10_000);
+    // The customer's page reports everything up to now as read while the message waits for its retry.
+    await webhook(metaStatus('page', 'PAGE-OUT', { from: 'PSID-77', kind: 'read', watermark: Date.now() }));
+    expect((await messageOf(res.json().id as number, messengerConversationId)).status).toBe('pending');
+    const [d] = await sim.waitForDeliveries(1, 15_000);
+    expect(d!.body).toMatchObject({ recipient: { id: 'PSID-77' }, message: { text: 'después del límite' } });
   });
 });
 
@@ -415,7 +675,11 @@ describe('Instagram', () => {
     expect(res.json()).toMatchObject({ type: 'image', text: 'Aloe' });
     const [d] = await sim.waitForDeliveries(1);
     expect(d).toMatchObject({ platform: 'instagram', accountId: 'IG-OUT' });
-    expect(d!.body).toEqual({ recipient: { id: 'IGSID-88' }, messaging_type: 'RESPONSE', message: { attachment: { type: 'image', payload: { url: link, is_reusable: true } } } });
+    expect(d!.body).toEqual({
+      recipient: { id: 'IGSID-88' },
+      messaging_type: 'RESPONSE',
+      message: { attachment: { type: 'image', payload: { url: link, is_reusable: true } } },
+    });
   });
 });
 
@@ -462,7 +726,7 @@ describe('failures and retries', () => {
     }, 15_000);
     expect(m.status).not.toBe('failed');
     const calls = sim.calls.filter((c) => c.body.type === 'text');
-    expect(calls.map((c) => c.outcome.startsWith('wamid.') ? 'accepted' : c.outcome)).toEqual(['accepted', 'replay']);
+    expect(calls.map((c) => (c.outcome.startsWith('wamid.') ? 'accepted' : c.outcome))).toEqual(['accepted', 'replay']);
     expect(calls[0]!.idempotencyKey).toBe(calls[1]!.idempotencyKey);
     expect(sim.deliveries).toHaveLength(1);
     expect(m.external_message_id).toBe(sim.deliveries[0]!.outcome.split(' ')[0]);
@@ -470,14 +734,19 @@ describe('failures and retries', () => {
 });
 
 describe('media proxy', () => {
-  it('streams a message\'s platform media with type, length and ranges, never to another entity', async () => {
+  it("streams a message's platform media with type, length and ranges, never to another entity", async () => {
     await webhook(whatsAppMessage({ phoneNumberId: 'PN-OUT' }, { from: PHONE, type: 'image', text: 'photo' }));
     const mediaId = (await history()).find((m) => m.type === 'image' && m.direction === 'inbound')!.media_id as string;
     const url = `/api/interactions/media/${mediaId}`;
     const full = await t.app.inject({ method: 'GET', url, headers: bearer(token) });
     expect(full.statusCode).toBe(200);
     expect(full.rawPayload.equals(mediaBytes(mediaId))).toBe(true);
-    expect(full.headers).toMatchObject({ 'content-type': 'image/png', 'content-length': '8192', 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=3600' });
+    expect(full.headers).toMatchObject({
+      'content-type': 'image/png',
+      'content-length': '8192',
+      'accept-ranges': 'bytes',
+      'cache-control': 'private, max-age=3600',
+    });
     expect(JSON.stringify(full.headers)).not.toContain(API_KEY);
     const part = await t.app.inject({ method: 'GET', url, headers: { ...bearer(token), range: 'bytes=0-7' } });
     expect(part.statusCode).toBe(206);

@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox';
 import { CLIENT_EVENTS, serverEventRegistry } from '../../../src/platform/realtime/events.js';
 // Registers every module's server events, as the app does.
 import '../../../src/app.js';
-import { CHANNEL_TYPE_CODES } from '../../../src/modules/interactions/interactions.enums.js';
+import { CHANNEL_TYPE_CODES } from '../../../src/modules/interactions/model/interactions.enums.js';
 
 const apiMd = readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
 const interactionsMd = readFileSync(new URL('../../../docs/api/interactions.md', import.meta.url), 'utf8');
@@ -18,7 +18,11 @@ interface DocumentedEvent {
 /** Rows of docs/api.md's realtime table: `| \`event\` | direction | payload |`. */
 function realtimeTable(): DocumentedEvent[] {
   const section = apiMd.slice(apiMd.indexOf('## Realtime'), apiMd.indexOf('\n## ', apiMd.indexOf('## Realtime') + 1));
-  return [...section.matchAll(/^\| `([a-z.]+)` \| ([^|]+) \| (.+) \|$/gm)].map((m) => ({ name: m[1]!, direction: m[2]!.trim(), payload: m[3]!.replaceAll('`', '').trim() }));
+  return [...section.matchAll(/^\| `([a-z_.]+)` \| ([^|]+) \| (.+) \|$/gm)].map((m) => ({
+    name: m[1]!,
+    direction: m[2]!.trim(),
+    payload: m[3]!.replaceAll('`', '').trim(),
+  }));
 }
 
 /** Top-level fields of the documented payload `{ a, b?, c: "x"|"y" }`, with the quoted literals each lists. */
@@ -81,7 +85,7 @@ describe('the realtime contract and its documentation', () => {
   });
 
   it('names in docs/api/interactions.md only realtime events that exist', () => {
-    const named = [...interactionsMd.matchAll(/`(interaction\.[a-z]+\.[a-z]+)`/g)].map((m) => m[1]!);
+    const named = [...interactionsMd.matchAll(/`(interaction\.[a-z]+\.[a-z_]+)`/g)].map((m) => m[1]!);
     for (const name of named) expect(server.has(name) || name in CLIENT_EVENTS, name).toBe(true);
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { resetDatabase } from '../../helpers/test-db.js';
@@ -25,7 +25,7 @@ function shuffle<T>(items: T[], seed = 42): T[] {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ env: { COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS: 'ops@example.com' } });
 });
 afterAll(async () => t.close());
 beforeEach(async () => {
@@ -43,7 +43,8 @@ describe('inbox reliability', () => {
     for (let c = 0; c < 100; c++) {
       const from = `5025550${String(c).padStart(4, '0')}`;
       for (let m = 0; m < 12; m++) unique.push(whatsAppMessage(acc, { from, id: `wamid.B${c}.${m}`, text: `m${m}`, timestamp: base + m }));
-      for (const [i, status] of (['sent', 'delivered', 'read'] as const).entries()) unique.push(whatsAppStatus(acc, { messageId: `wamid.OUT${c}`, recipient: from, status, timestamp: base + 100 + i }));
+      for (const [i, status] of (['sent', 'delivered', 'read'] as const).entries())
+        unique.push(whatsAppStatus(acc, { messageId: `wamid.OUT${c}`, recipient: from, status, timestamp: base + 100 + i }));
     }
     const duplicates = unique.filter((_, i) => i % 3 === 0).slice(0, 500);
     const all = shuffle([...unique, ...duplicates]);
@@ -91,7 +92,11 @@ describe('inbox reliability', () => {
       await new Promise((r) => setTimeout(r, 20));
       await t.app.interactionsWorker.sweep();
     }
-    return (await q<{ state: string; attempts: number; last_error: string; event_key: string }>(sql`select state, attempts, last_error, event_key from interaction_webhook_inbox`))[0]!;
+    return (
+      await q<{ state: string; attempts: number; last_error: string; event_key: string }>(
+        sql`select state, attempts, last_error, event_key from interaction_webhook_inbox`,
+      )
+    )[0]!;
   }
 
   it('retries a transient failure with backoff, then moves the event to the dead-letter list with its error, listed and counted', async () => {
@@ -103,10 +108,12 @@ describe('inbox reliability', () => {
       expect(row).toMatchObject({ state: 'dead', attempts: 3 });
       expect(row.last_error).toContain('refused for the test');
       const [entity] = await q<{ id: number }>(sql`select id from entity limit 1`);
-      const operator = await makeMember(t.database.db, { entityId: entity!.id, superAdmin: true });
+      const operator = await makeMember(t.database.db, { entityId: entity!.id, superAdmin: true, email: 'ops@example.com' });
       const list = await t.app.inject({ method: 'GET', url: '/api/interactions/webhooks/dead-letters', headers: bearer(await tokenFor(t.app, operator)) });
       expect(list.statusCode).toBe(200);
-      expect(list.json().data).toEqual([expect.objectContaining({ event_key: 'whatsapp:message:wamid.BUSY', state: 'dead', attempts: 3, last_error: expect.stringContaining('refused') })]);
+      expect(list.json().data).toEqual([
+        expect.objectContaining({ event_key: 'whatsapp:message:wamid.BUSY', state: 'dead', attempts: 3, last_error: expect.stringContaining('refused') }),
+      ]);
       expect((await t.app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^interactions_inbox_dead_letters 1$/m);
     } finally {
       t.app.interactionsWorker.configure({ maxAttempts: 8, retryBaseDelayMs: 1000 });
@@ -122,8 +129,15 @@ describe('inbox reliability', () => {
       await refuseMessage('wamid.LAGGING', '40001');
       expect((await post(whatsAppMessage(acc, { from: '50255550102', id: 'wamid.LAGGING' }))).statusCode).toBe(200);
       await t.app.interactionsWorker.idle();
-      await new Promise((r) => setTimeout(r, 1100));
-      const body = await metrics();
+      // The lag grows with the clock: poll until the waiting event is a second old.
+      const body = await vi.waitFor(
+        async () => {
+          const text = await metrics();
+          if (!(Number(/^interactions_webhook_lag_seconds ([\d.e+-]+)$/m.exec(text)?.[1]) >= 1)) throw new Error('the lag is not a second yet');
+          return text;
+        },
+        { timeout: 5000, interval: 100 },
+      );
       expect(body).toMatch(/^interactions_inbox_pending_events 1$/m);
       expect(Number(/^interactions_webhook_lag_seconds ([\d.e+-]+)$/m.exec(body)?.[1])).toBeGreaterThanOrEqual(1);
     } finally {
@@ -145,7 +159,7 @@ describe('inbox reliability', () => {
     }
   });
 
-  it("keeps a WhatsApp sender whose wa_id is no valid E.164 number (test numbers, new ranges) as the platform gives it, and records the message", async () => {
+  it('keeps a WhatsApp sender whose wa_id is no valid E.164 number (test numbers, new ranges) as the platform gives it, and records the message', async () => {
     expect((await post(whatsAppMessage(acc, { from: '12', id: 'wamid.SHORT', text: 'hola' }))).statusCode).toBe(200);
     await t.app.interactionsWorker.idle();
     const rows = await q<{ state: string; text: string; identifier: string }>(sql`

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { matchesConditions, type RoutingConditions, type RoutingFacts } from '../../../src/modules/interactions/routing.rules.js';
+import { matchesConditions, type RoutingConditions, type RoutingFacts } from '../../../src/modules/interactions/routing/routing.rules.js';
 
 const CHANNEL_TYPES = ['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm'] as const;
 const id = fc.integer({ min: 1, max: 50 });
@@ -48,7 +48,13 @@ function holds(key: keyof RoutingConditions, c: RoutingConditions, f: RoutingFac
   }
 }
 
-const base: RoutingFacts = { channelTypeCode: 'chatapp_api', entityChannelAccountId: 7, messageText: 'Hola, quiero una COTIZACIÓN', isFirstMessage: true, sellerEmployeeIds: [3, 9] };
+const base: RoutingFacts = {
+  channelTypeCode: 'chatapp_api',
+  entityChannelAccountId: 7,
+  messageText: 'Hola, quiero una COTIZACIÓN',
+  isFirstMessage: true,
+  sellerEmployeeIds: [3, 9],
+};
 
 describe('routing conditions', () => {
   it('match everything when empty', () => {
@@ -80,7 +86,12 @@ describe('routing conditions', () => {
     ['none of the sellers listed', { lead_seller_employee_ids: [4] }, {}, false],
     ['sellers listed, lead has none', { lead_seller_employee_ids: [3] }, { sellerEmployeeIds: [] }, false],
     ['all hold', { channel_type_codes: ['chatapp_api'], message_text_contains: 'hola', is_first_message: true, lead_seller_employee_ids: [3] }, {}, true],
-    ['all but one hold', { channel_type_codes: ['chatapp_api'], message_text_contains: 'hola', is_first_message: false, lead_seller_employee_ids: [3] }, {}, false],
+    [
+      'all but one hold',
+      { channel_type_codes: ['chatapp_api'], message_text_contains: 'hola', is_first_message: false, lead_seller_employee_ids: [3] },
+      {},
+      false,
+    ],
   ])('%s', (_, c, override, expected) => {
     expect(matchesConditions(c, { ...base, ...override })).toBe(expected);
   });
@@ -109,11 +120,17 @@ describe('routing conditions', () => {
   it('match message text case-insensitively, anywhere in the text', () => {
     const ascii = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ñÑáÁ'), maxLength: 12 });
     fc.assert(
-      fc.property(ascii, ascii.filter((s) => s.length > 0), ascii, fc.boolean(), (before, needle, after, upper) => {
-        const text = before + (upper ? needle.toUpperCase() : needle.toLowerCase()) + after;
-        const condition = upper ? needle.toLowerCase() : needle.toUpperCase();
-        expect(matchesConditions({ message_text_contains: condition }, { ...base, messageText: text })).toBe(true);
-      }),
+      fc.property(
+        ascii,
+        ascii.filter((s) => s.length > 0),
+        ascii,
+        fc.boolean(),
+        (before, needle, after, upper) => {
+          const text = before + (upper ? needle.toUpperCase() : needle.toLowerCase()) + after;
+          const condition = upper ? needle.toLowerCase() : needle.toUpperCase();
+          expect(matchesConditions({ message_text_contains: condition }, { ...base, messageText: text })).toBe(true);
+        },
+      ),
     );
   });
 

@@ -6,7 +6,7 @@ import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../hel
 import { assignLeadSeller, makeChannelAccount, makeContact } from '../../helpers/conversation-factories.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 import { queryRows } from '../../../src/db/client.js';
-import { assignFromQueue } from '../../../src/modules/interactions/routing.engine.js';
+import { assignFromQueue } from '../../../src/modules/interactions/routing/routing.engine.js';
 
 let t: TestContext;
 let entityId: number;
@@ -25,7 +25,12 @@ const send = async (from: string, text = 'hello') => {
   await t.app.interactionsWorker.idle();
 };
 const conversationOf = async (from: string) =>
-  (await queryRows<{ id: number; assignment_status: string; assigned_employee_id: number | null; queue_id: number | null }>(t.database.db, sql`select id, assignment_status, assigned_employee_id, queue_id from conversation where external_chat_id = ${from}`))[0]!;
+  (
+    await queryRows<{ id: number; assignment_status: string; assigned_employee_id: number | null; queue_id: number | null }>(
+      t.database.db,
+      sql`select id, assignment_status, assigned_employee_id, queue_id from conversation where external_chat_id = ${from}`,
+    )
+  )[0]!;
 
 async function makeQueue(body: object) {
   const res = await api('POST', '/interactions/routing/queues', body);
@@ -90,7 +95,12 @@ describe('routing', () => {
     const billing = await makeQueue({ name: 'Billing' });
     await addMember(general, agents[0]!.employeeId);
     await addMember(billing, agents[1]!.employeeId);
-    const f = await api('POST', '/interactions/routing/filters', { name: 'Invoices', queue_id: billing, priority: 1, conditions: { message_text_contains: 'FACTURA', channel_type_codes: ['chatapp_api'] } });
+    const f = await api('POST', '/interactions/routing/filters', {
+      name: 'Invoices',
+      queue_id: billing,
+      priority: 1,
+      conditions: { message_text_contains: 'FACTURA', channel_type_codes: ['chatapp_api'] },
+    });
     expect(f.statusCode).toBe(201);
     await api('POST', '/interactions/routing/filters', { name: 'Never', queue_id: general, priority: 0, conditions: { channel_type_codes: ['social_dm'] } });
     await send('50255572001', 'necesito mi factura');
@@ -116,7 +126,10 @@ describe('routing', () => {
     for (const a of agents) await addMember(q, a.employeeId);
     // 30 queued conversations assigned by 30 concurrent transactions.
     await send('50255574000');
-    const [base] = await queryRows<{ contact_id: number; lead_id: number; group_id: number; entity_channel_account_id: number }>(t.database.db, sql`select contact_id, lead_id, group_id, entity_channel_account_id from conversation limit 1`);
+    const [base] = await queryRows<{ contact_id: number; lead_id: number; group_id: number; entity_channel_account_id: number }>(
+      t.database.db,
+      sql`select contact_id, lead_id, group_id, entity_channel_account_id from conversation limit 1`,
+    );
     await t.database.executeSql(`update conversation set assignment_status = 'unassigned', assigned_employee_id = null`);
     await t.database.executeSql(`delete from routing_rr_cursor`);
     const ids: number[] = [];
@@ -141,7 +154,10 @@ describe('routing', () => {
     expect(denied.json()).toMatchObject({ code: 'permission_denied', permission: 'entity_channel_accounts.edit' });
     expect((await api('GET', '/interactions/routing/queues', undefined, viewerToken)).statusCode).toBe(200);
     const nobody = await tokenFor(t.app, await makeMember(t.database.db, { entityId }));
-    expect((await api('GET', '/api/interactions/routing/queues', undefined, nobody)).json()).toMatchObject({ code: 'permission_denied', permission: 'entity_channel_accounts.view' });
+    expect((await api('GET', '/api/interactions/routing/queues', undefined, nobody)).json()).toMatchObject({
+      code: 'permission_denied',
+      permission: 'entity_channel_accounts.view',
+    });
     expect((await t.app.inject({ method: 'GET', url: '/interactions/routing/queues' })).statusCode).toBe(401);
     const bad = await api('POST', '/interactions/routing/filters', { name: 'x', queue_id: 1, priority: -1, conditions: { channel_type_codes: ['fax'] } });
     expect(bad.statusCode).toBe(400);
@@ -176,11 +192,20 @@ describe('routing', () => {
       conditions: { lead_seller_employee_ids: [agents[0]!.employeeId, foreignSeller.employeeId, gone.employeeId] },
     });
     expect(sellers.statusCode).toBe(400);
-    expect(sellers.json().errors.map((e: { field: string }) => e.field)).toEqual(['/body/conditions/lead_seller_employee_ids/1', '/body/conditions/lead_seller_employee_ids/2']);
-    const ok = await api('POST', '/interactions/routing/filters', { name: 'Own', queue_id: q, conditions: { entity_channel_account_ids: [own], lead_seller_employee_ids: [agents[0]!.employeeId] } });
+    expect(sellers.json().errors.map((e: { field: string }) => e.field)).toEqual([
+      '/body/conditions/lead_seller_employee_ids/1',
+      '/body/conditions/lead_seller_employee_ids/2',
+    ]);
+    const ok = await api('POST', '/interactions/routing/filters', {
+      name: 'Own',
+      queue_id: q,
+      conditions: { entity_channel_account_ids: [own], lead_seller_employee_ids: [agents[0]!.employeeId] },
+    });
     expect(ok.statusCode).toBe(201);
     const patched = await api('PATCH', `/interactions/routing/filters/${ok.json().id}`, { conditions: { entity_channel_account_ids: [foreignAccount.id] } });
     expect(patched.statusCode).toBe(400);
-    expect((await api('GET', '/interactions/routing/filters')).json().data).toEqual([expect.objectContaining({ id: ok.json().id, conditions: { entity_channel_account_ids: [own], lead_seller_employee_ids: [agents[0]!.employeeId] } })]);
+    expect((await api('GET', '/interactions/routing/filters')).json().data).toEqual([
+      expect.objectContaining({ id: ok.json().id, conditions: { entity_channel_account_ids: [own], lead_seller_employee_ids: [agents[0]!.employeeId] } }),
+    ]);
   });
 });

@@ -21,7 +21,7 @@ type Row = Record<string, any>;
 const API_KEY = 'crash-communications-key';
 const CUSTOMER = '50255512345';
 
-describe.runIf(process.env.TEST_DATABASE_URL)('sending after a crash (SIGKILL) between the platform\'s acceptance and our record', () => {
+describe.runIf(process.env.TEST_DATABASE_URL)("sending after a crash (SIGKILL) between the platform's acceptance and our record", () => {
   let testDb: TestDatabase;
   let sim: ProviderSimulator;
   let t: TestContext;

@@ -29,7 +29,7 @@ async function setup() {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ env: { COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS: 'ops@example.com' } });
   baseUrl = await listen(t.app);
   sim = createCommunicationsSimulator({ baseUrl });
 });
@@ -66,7 +66,10 @@ describe("Meta's published WhatsApp examples", () => {
       }
       if (value.statuses) {
         const st = value.statuses[0];
-        const rows = await queryRows<{ status: string; direction: string }>(t.database.db, sql`select status, direction from message where external_message_id = ${st.id}`);
+        const rows = await queryRows<{ status: string; direction: string }>(
+          t.database.db,
+          sql`select status, direction from message where external_message_id = ${st.id}`,
+        );
         expect(rows).toEqual([{ status: st.status, direction: 'outbound' }]);
       }
     });
@@ -76,7 +79,10 @@ describe("Meta's published WhatsApp examples", () => {
     await sim.send(whatsAppExample('image_with_caption'));
     await sim.send(whatsAppExample('text_product_inquiry_context'));
     await drain();
-    const rows = await queryRows<{ type: string; text: string | null; media_id: string | null }>(t.database.db, sql`select type, text, media_id from message order by occurred_at_ms`);
+    const rows = await queryRows<{ type: string; text: string | null; media_id: string | null }>(
+      t.database.db,
+      sql`select type, text, media_id from message order by occurred_at_ms`,
+    );
     const image = whatsAppExample('image_with_caption').entry[0].changes[0].value.messages[0].image;
     expect(rows).toContainEqual({ type: 'image', text: image.caption ?? null, media_id: image.id });
     expect(rows).toContainEqual({ type: 'text', text: 'Is this still available?', media_id: null });
@@ -110,14 +116,24 @@ describe('POST /api/interactions/webhooks/communications', () => {
   it('answers 400 malformed_payload with the reason for a malformed payload and stores nothing', async () => {
     const bad = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550001' });
     delete (bad.entry[0]!.changes[0]!.value as unknown as { messages: Record<string, unknown>[] }).messages[0]!.id;
-    for (const body of [bad, { object: 'something_else' }, { format: 'canonical', events: [{ kind: 'message' }] }, { object: 'whatsapp_business_account', entry: [] }]) {
+    for (const body of [
+      bad,
+      { object: 'something_else' },
+      { format: 'canonical', events: [{ kind: 'message' }] },
+      { object: 'whatsapp_business_account', entry: [] },
+    ]) {
       const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: body });
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json().code).toBe('malformed_payload');
       expect(res.json().detail).toEqual(expect.any(String));
     }
-    const notJson = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', headers: { 'content-type': 'application/json' }, payload: '{nope' });
+    const notJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      headers: { 'content-type': 'application/json' },
+      payload: '{nope',
+    });
     expect(notJson.statusCode).toBe(400);
     expect(notJson.json().code).toBe('malformed_payload');
     expect(await count('interaction_webhook_inbox')).toBe(0);
@@ -129,7 +145,7 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(res.status).toBe(200);
     await drain();
     expect(await count('message')).toBe(0);
-    const operator = await makeMember(t.database.db, { entityId: s.entity.id, superAdmin: true });
+    const operator = await makeMember(t.database.db, { entityId: s.entity.id, superAdmin: true, email: 'ops@example.com' });
     const list = await t.app.inject({ method: 'GET', url: '/api/interactions/webhooks/unroutable', headers: bearer(await tokenFor(t.app, operator)) });
     expect(list.statusCode).toBe(200);
     expect(list.json().data).toEqual([expect.objectContaining({ account_external_id: '999000999', state: 'unroutable', platform: 'whatsapp' })]);
@@ -141,7 +157,10 @@ describe('POST /api/interactions/webhooks/communications', () => {
   });
 
   it('resolves an unregistered account through the communications config external_app_id', async () => {
-    await t.database.executeSql(`insert into interaction_communications_config (entity_id, external_app_id, communications_entity_id) values ($1, 'app-77', 'ce-77')`, [s.other.id]);
+    await t.database.executeSql(
+      `insert into interaction_communications_config (entity_id, external_app_id, communications_entity_id) values ($1, 'app-77', 'ce-77')`,
+      [s.other.id],
+    );
     const res = await sim.send(whatsAppMessage({ phoneNumberId: '555000777' }, { from: '50255550003' }), '?external_app_id=app-77');
     expect(res.status).toBe(200);
     await drain();
@@ -152,11 +171,19 @@ describe('POST /api/interactions/webhooks/communications', () => {
   it('applies statuses in platform order: a late delivered never overwrites read', async () => {
     const acc = { phoneNumberId: DEMO_PHONE_NUMBER_ID };
     const id = 'wamid.OUT1';
-    for (const [status, ts] of [['read', 1003], ['sent', 1001], ['delivered', 1002], ['delivered', 1002]] as const) {
+    for (const [status, ts] of [
+      ['read', 1003],
+      ['sent', 1001],
+      ['delivered', 1002],
+      ['delivered', 1002],
+    ] as const) {
       expect((await sim.send(whatsAppStatus(acc, { messageId: id, recipient: '50255550004', status, timestamp: 1_750_000_000 + ts }))).status).toBe(200);
     }
     await drain();
-    const [m] = await queryRows<{ status: string; sent_at: Date; delivered_at: Date; read_at: Date }>(t.database.db, sql`select status, sent_at, delivered_at, read_at from message where external_message_id = ${id}`);
+    const [m] = await queryRows<{ status: string; sent_at: Date; delivered_at: Date; read_at: Date }>(
+      t.database.db,
+      sql`select status, sent_at, delivered_at, read_at from message where external_message_id = ${id}`,
+    );
     expect(m!.status).toBe('read');
     expect(new Date(m!.sent_at).getTime()).toBe((1_750_000_000 + 1001) * 1000);
     expect(new Date(m!.delivered_at).getTime()).toBe((1_750_000_000 + 1002) * 1000);
@@ -173,12 +200,39 @@ describe('POST /api/interactions/webhooks/communications', () => {
       metaMessage('page', 'PAGE-1', { from: 'PSID-1', attachment: { type: 'image' }, mid: 'm_2', timestamp: t0 + 1 }),
       metaMessage('page', 'PAGE-1', { from: 'PSID-1', attachment: { type: 'file' }, mid: 'm_3', timestamp: t0 + 2, replyTo: 'm_1' }),
       metaReaction('page', 'PAGE-1', { from: 'PSID-1', mid: 'm_1', timestamp: t0 + 3 }),
-      { object: 'page', entry: [{ id: 'PAGE-1', time: t0, messaging: [{ sender: { id: 'PAGE-1' }, recipient: { id: 'PSID-1' }, timestamp: t0 + 4, message: { mid: 'm_out', text: 'Reply from the page', is_echo: true } }] }] },
+      {
+        object: 'page',
+        entry: [
+          {
+            id: 'PAGE-1',
+            time: t0,
+            messaging: [
+              {
+                sender: { id: 'PAGE-1' },
+                recipient: { id: 'PSID-1' },
+                timestamp: t0 + 4,
+                message: { mid: 'm_out', text: 'Reply from the page', is_echo: true },
+              },
+            ],
+          },
+        ],
+      },
       metaStatus('page', 'PAGE-1', { from: 'PSID-1', kind: 'delivery', mids: ['m_out'], timestamp: t0 + 5 }),
       metaStatus('page', 'PAGE-1', { from: 'PSID-1', kind: 'read', watermark: t0 + 10, timestamp: t0 + 6 }),
       metaMessage('instagram', 'IG-1', { from: 'IGSID-1', text: 'Hi from Instagram', mid: 'ig_1', timestamp: t0 }),
       metaMessage('instagram', 'IG-1', { from: 'IGSID-1', attachment: { type: 'story_mention' }, mid: 'ig_2', timestamp: t0 + 1 }),
-      { object: 'instagram', entry: [{ id: 'IG-1', time: t0, messaging: [{ sender: { id: 'IG-1' }, recipient: { id: 'IGSID-1' }, timestamp: t0 + 2, message: { mid: 'ig_out', text: 'Thanks!', is_echo: true } }] }] },
+      {
+        object: 'instagram',
+        entry: [
+          {
+            id: 'IG-1',
+            time: t0,
+            messaging: [
+              { sender: { id: 'IG-1' }, recipient: { id: 'IGSID-1' }, timestamp: t0 + 2, message: { mid: 'ig_out', text: 'Thanks!', is_echo: true } },
+            ],
+          },
+        ],
+      },
       metaStatus('instagram', 'IG-1', { from: 'IGSID-1', kind: 'read', mids: ['ig_out'], timestamp: t0 + 3 }),
     ];
     for (const p of payloads) expect((await sim.send(p)).status).toBe(200);
@@ -206,7 +260,13 @@ describe('POST /api/interactions/webhooks/communications', () => {
     await makeChannelAccount(t.database.db, { entityId: s.entity.id, externalAccountId: 'IG-META-1', channelTypeCode: 'social_dm' });
     const echo = (object: string, account: string, user: string, mid: string, at: number) => ({
       object,
-      entry: [{ id: account, time: at, messaging: [{ sender: { id: account }, recipient: { id: user }, timestamp: at, message: { mid, text: 'Our reply', is_echo: true } }] }],
+      entry: [
+        {
+          id: account,
+          time: at,
+          messaging: [{ sender: { id: account }, recipient: { id: user }, timestamp: at, message: { mid, text: 'Our reply', is_echo: true } }],
+        },
+      ],
     });
     expect((await sim.send(echo('page', 'PAGE-META-1', 'USER-META-1', 'mid.1458668856218:ed81099e15d3f4f233', 1458668856000))).status).toBe(200);
     expect((await sim.send(echo('instagram', 'IG-META-1', 'IGSID-META-1', 'ig_seen_1', 1569262480000))).status).toBe(200);
@@ -260,7 +320,24 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(inbound).toHaveLength(1);
     const ctx = inbound[0]! as unknown as Record<string, unknown>;
     expect(Object.keys(ctx).sort()).toEqual(
-      ['type', 'entity_id', 'contact_id', 'lead_id', 'group_id', 'channel_type_code', 'assignment_status', 'assigned_employee_ids', 'sender_identifier', 'sender_name', 'message_text', 'message_id', 'external_chat_id', 'entity_channel_account_id', 'is_first_message', 'occurred_at'].sort(),
+      [
+        'type',
+        'entity_id',
+        'contact_id',
+        'lead_id',
+        'group_id',
+        'channel_type_code',
+        'assignment_status',
+        'assigned_employee_ids',
+        'sender_identifier',
+        'sender_name',
+        'message_text',
+        'message_id',
+        'external_chat_id',
+        'entity_channel_account_id',
+        'is_first_message',
+        'occurred_at',
+      ].sort(),
     );
     expect(ctx).toMatchObject({
       type: 'message.inbound',
@@ -291,7 +368,9 @@ describe('POST /api/interactions/webhooks/communications', () => {
     const recorder = recordQueries();
     let responses;
     try {
-      responses = await Promise.all([...payloads, ...again].map((payload) => t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload })));
+      responses = await Promise.all(
+        [...payloads, ...again].map((payload) => t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload })),
+      );
     } finally {
       recorder.stop();
     }
@@ -308,8 +387,15 @@ describe('POST /api/interactions/webhooks/communications', () => {
 
   it('fails only the delivery whose event the database refuses when deliveries are committed together', async () => {
     const event = (id: string, content: Record<string, unknown>) => ({
-      kind: 'message', platform: 'whatsapp', account_id: DEMO_PHONE_NUMBER_ID, external_chat_id: '50255553001', direction: 'inbound', message_id: id,
-      occurred_at: '2026-01-01T10:00:00.000Z', sender: { id: '50255553001', name: null, phone: null }, message: { type: 'text', text: id, content, reply_to: null, media_id: null },
+      kind: 'message',
+      platform: 'whatsapp',
+      account_id: DEMO_PHONE_NUMBER_ID,
+      external_chat_id: '50255553001',
+      direction: 'inbound',
+      message_id: id,
+      occurred_at: '2026-01-01T10:00:00.000Z',
+      sender: { id: '50255553001', name: null, phone: null },
+      message: { type: 'text', text: id, content, reply_to: null, media_id: null },
     });
     // PostgreSQL cannot store U+0000 in a JSON key (values are cleaned at parsing, keys are not).
     const payloads = [event('ok-1', {}), event('bad-1', { 'k\u0000': 1 }), event('ok-2', {})].map((e) => ({ format: 'canonical', events: [e] }));
@@ -334,7 +420,22 @@ describe('POST /api/interactions/webhooks/communications', () => {
     await t.app.inject({
       method: 'POST',
       url: '/api/interactions/webhooks/communications',
-      payload: { format: 'canonical', events: [{ kind: 'message', platform: 'whatsapp', account_id: DEMO_PHONE_NUMBER_ID, external_chat_id: '50255551234', direction: 'inbound', message_id: 'fmt-1', occurred_at: '2026-01-01T10:00:00.000Z', sender: { id: '50255551234', name: null, phone: '+502 5555-1234' }, message: { type: 'text', text: 'a', content: {}, reply_to: null, media_id: null } }] },
+      payload: {
+        format: 'canonical',
+        events: [
+          {
+            kind: 'message',
+            platform: 'whatsapp',
+            account_id: DEMO_PHONE_NUMBER_ID,
+            external_chat_id: '50255551234',
+            direction: 'inbound',
+            message_id: 'fmt-1',
+            occurred_at: '2026-01-01T10:00:00.000Z',
+            sender: { id: '50255551234', name: null, phone: '+502 5555-1234' },
+            message: { type: 'text', text: 'a', content: {}, reply_to: null, media_id: null },
+          },
+        ],
+      },
     });
     await sim.send(whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255551234', text: 'b' }));
     await drain();
@@ -345,26 +446,75 @@ describe('POST /api/interactions/webhooks/communications', () => {
     const second = await makeChannelAccount(t.database.db, { entityId: s.entity.id, externalAccountId: 'SECOND-PNID' });
     const seen = captureEvents(t.app, ['contact.created', 'message.inbound']);
     const event = (account: string, id: string, name: string | null) => ({
-      kind: 'message', platform: 'whatsapp', account_id: account, external_chat_id: '50255558001', direction: 'inbound', message_id: id,
-      occurred_at: '2026-01-01T10:00:00.000Z', sender: { id: '50255558001', name, phone: '+50255558001' }, message: { type: 'text', text: id, content: {}, reply_to: null, media_id: null },
+      kind: 'message',
+      platform: 'whatsapp',
+      account_id: account,
+      external_chat_id: '50255558001',
+      direction: 'inbound',
+      message_id: id,
+      occurred_at: '2026-01-01T10:00:00.000Z',
+      sender: { id: '50255558001', name, phone: '+50255558001' },
+      message: { type: 'text', text: id, content: {}, reply_to: null, media_id: null },
     });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/interactions/webhooks/communications',
-      payload: { format: 'canonical', events: [event(DEMO_PHONE_NUMBER_ID, 'two-1', 'Rosa'), event('SECOND-PNID', 'two-2', null), event(DEMO_PHONE_NUMBER_ID + '-unknown', 'two-3', 'Rosa')] },
+      payload: {
+        format: 'canonical',
+        events: [event(DEMO_PHONE_NUMBER_ID, 'two-1', 'Rosa'), event('SECOND-PNID', 'two-2', null), event(DEMO_PHONE_NUMBER_ID + '-unknown', 'two-3', 'Rosa')],
+      },
     });
     expect(res.json()).toMatchObject({ accepted: 3 });
     await drain();
-    const convs = await queryRows<Row>(t.database.db, sql`select entity_channel_account_id, contact_id, sender_name from conversation order by entity_channel_account_id`);
+    const convs = await queryRows<Row>(
+      t.database.db,
+      sql`select entity_channel_account_id, contact_id, sender_name from conversation order by entity_channel_account_id`,
+    );
     expect(convs).toHaveLength(2);
     expect(convs.map((c) => c.entity_channel_account_id)).toEqual([s.account.id, second.id]);
     expect(convs[0]!.contact_id).toBe(convs[1]!.contact_id);
     expect(await count('contact')).toBe(1);
     expect(await count('lead')).toBe(1);
     expect(seen.filter((e) => e.name === 'contact.created')).toHaveLength(1);
-    expect(seen.filter((e) => e.name === 'message.inbound').map((e) => (e.payload as unknown as Row).is_first_message)).toEqual([true, true]);
+    // The first message of the contact, not of each conversation (issue 28): one of the two.
+    expect(
+      seen
+        .filter((e) => e.name === 'message.inbound')
+        .map((e) => (e.payload as unknown as Row).is_first_message)
+        .sort(),
+    ).toEqual([false, true]);
     const inbox = await queryRows<Row>(t.database.db, sql`select state from interaction_webhook_inbox order by id`);
     expect(inbox.map((r) => r.state)).toEqual(['processed', 'processed', 'unroutable']);
+  });
+
+  it('counts a message as the first only when the contact never wrote on another number of the entity', async () => {
+    const third = await makeChannelAccount(t.database.db, { entityId: s.entity.id, externalAccountId: 'THIRD-PNID' });
+    const seen = captureEvents(t.app, ['message.inbound']);
+    const event = (account: string, id: string) => ({
+      kind: 'message',
+      platform: 'whatsapp',
+      account_id: account,
+      external_chat_id: '50255558101',
+      direction: 'inbound',
+      message_id: id,
+      occurred_at: '2026-01-01T10:00:00.000Z',
+      sender: { id: '50255558101', name: 'Lea', phone: '+50255558101' },
+      message: { type: 'text', text: id, content: {}, reply_to: null, media_id: null },
+    });
+    const send = async (account: string, id: string) => {
+      await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: { format: 'canonical', events: [event(account, id)] } });
+      await drain();
+    };
+    await send(DEMO_PHONE_NUMBER_ID, 'first-1');
+    await send(DEMO_PHONE_NUMBER_ID, 'first-2');
+    await send('THIRD-PNID', 'first-3');
+    const firsts = seen.filter((e) => e.name === 'message.inbound').map((e) => e.payload as unknown as Row);
+    expect(firsts.map((c) => [c.entity_channel_account_id, c.is_first_message])).toEqual([
+      [s.account.id, true],
+      [s.account.id, false],
+      [third.id, false],
+    ]);
+    expect(new Set(firsts.map((c) => c.contact_id)).size).toBe(1);
   });
 
   it('moves a known conversation forward only with newer messages, counting every inbound one', async () => {
@@ -390,7 +540,10 @@ describe('POST /api/interactions/webhooks/communications', () => {
         ['wamid.k2', 'second', '2027-01-15T08:05:00.000Z'],
         ['wamid.k3', 'late', '2027-01-15T08:03:20.000Z'],
       ]);
-      const [conv] = await queryRows<Row>(t.database.db, sql`select c.unread_count, c.last_message_preview, m.external_message_id as last_id from conversation c join message m on m.id = c.last_message_id`);
+      const [conv] = await queryRows<Row>(
+        t.database.db,
+        sql`select c.unread_count, c.last_message_preview, m.external_message_id as last_id from conversation c join message m on m.id = c.last_message_id`,
+      );
       expect(conv).toEqual({ unread_count: 3, last_message_preview: 'second', last_id: 'wamid.k2' });
       expect(await count('message')).toBe(3);
     } finally {
@@ -403,7 +556,9 @@ describe('POST /api/interactions/webhooks/communications', () => {
     try {
       await sim.send(whatsAppExample('location'));
       await waitFor(() => events.find((e) => e.name === 'interaction.message.created'));
-      expect(events.map((e) => e.name)).toEqual(expect.arrayContaining(['interaction.conversation.created', 'interaction.message.created', 'interaction.conversation.updated']));
+      expect(events.map((e) => e.name)).toEqual(
+        expect.arrayContaining(['interaction.conversation.created', 'interaction.message.created', 'interaction.conversation.updated']),
+      );
       const created = events.find((e) => e.name === 'interaction.message.created')!.payload;
       expect(created.message).toMatchObject({ type: 'location', direction: 'inbound' });
       await sim.send(whatsAppStatus({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { messageId: 'wamid.X', recipient: '16505551234', status: 'delivered' }));

@@ -24,7 +24,13 @@ describe('demo data with the demo ERP simulator', () => {
   it('gives the demo admin a ready ERP session and invoices for the demo group', async () => {
     const r = await loginWithErp(t.app, { email: 'admin@example.com', password: 'admin123', entityId: 1 });
     expect(r.status).toBe(200);
-    expect(r.erpSession).toMatchObject({ status: 'ready', selected_entity_id: 1, selected_entity_name: 'Demo Company', erp_user_id: 1001, erp_employee_id: 2001 });
+    expect(r.erpSession).toMatchObject({
+      status: 'ready',
+      selected_entity_id: 1,
+      selected_entity_name: 'Demo Company',
+      erp_user_id: 1001,
+      erp_employee_id: 2001,
+    });
     const group = demo.invoices.groups.find((g) => g.entityId === 1)!;
     const page = await t.app.inject({ method: 'GET', url: `/groups/${group.groupId}/invoices`, headers: bearer(r.token) });
     expect(page.statusCode).toBe(200);

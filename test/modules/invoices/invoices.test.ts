@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
-import { bearer, makeEntity, makeMember } from '../../helpers/factories.js';
+import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { erpEnv, erpUserFor, linkEntity, loginWithErp, startTestErp } from '../../helpers/erp.js';
 import type { ErpSimulator } from '../../../sim/erp/server.js';
 import type { SimLine } from '../../../sim/erp/data.js';
@@ -17,6 +17,7 @@ let group: number;
 let emptyGroup: number;
 let quietGroup: number;
 let groupB: number;
+let entityA: number;
 
 const today = todayIn('America/Guatemala');
 const dayOffset = (n: number) => new Date(Date.parse(today) - n * 86_400_000).toISOString().slice(0, 10);
@@ -32,6 +33,7 @@ beforeAll(async () => {
   const db = t.database.db;
   const a = await makeEntity(db, 'Alpha');
   const b = await makeEntity(db, 'Beta');
+  entityA = a.id;
   await linkEntity(db, sim, a.id, 901);
   await linkEntity(db, sim, b.id, 902);
   const insertGroup = async (entityId: number, name: string) => (await db.insert(crmGroup).values({ entityId, name }).returning())[0]!.id;
@@ -56,7 +58,15 @@ beforeAll(async () => {
   );
   sim.data.bundles.push({ id: 'B-1', code: 'KIT', name: 'Office kit' });
   const inv = (id: string, entityId: number, clientId: string, offset: number, lines: SimLine[], status: 'issued' | 'void' = 'issued') => ({
-    id, number: `F-${id}`, entityId, clientId, date: dayOffset(offset), issuedAt: `${dayOffset(offset)}T1${id.length % 10}:00:00.000Z`, currencyCode: 'GTQ', status, lines,
+    id,
+    number: `F-${id}`,
+    entityId,
+    clientId,
+    date: dayOffset(offset),
+    issuedAt: `${dayOffset(offset)}T1${id.length % 10}:00:00.000Z`,
+    currencyCode: 'GTQ',
+    status,
+    lines,
   });
   sim.data.invoices.push(
     inv('100', 901, 'C-1', 0, [line('l1', { itemId: 'P-1' })], 'void'),
@@ -99,7 +109,13 @@ describe('GET /groups/:id/invoices', () => {
     const body = res.json();
     expect(body.day).toEqual({ date: dayOffset(1), invoiceCount: 2, totals: [{ currencyCode: 'GTQ', total: 90 + 350 + 10 * 6 + 15 }] });
     expect(body.data.map((i: { id: string }) => i.id).sort()).toEqual(['101', '102']);
-    expect(body.data.find((i: { id: string }) => i.id === '101')).toMatchObject({ clientErpId: 'C-1', clientName: 'Ceiba Norte', lineCount: 8, currencyCode: 'GTQ', date: dayOffset(1) });
+    expect(body.data.find((i: { id: string }) => i.id === '101')).toMatchObject({
+      clientErpId: 'C-1',
+      clientName: 'Ceiba Norte',
+      lineCount: 8,
+      currencyCode: 'GTQ',
+      date: dayOffset(1),
+    });
     expect(body.pagination).toEqual({ mode: 'day', page: 1, totalPages: 3, hasNext: true, nextPage: 2, previousPage: null });
     expect(body.settings).toMatchObject({ clientCount: 2, timeZone: 'America/Guatemala' });
     expect(body.emptyState).toBeNull();
@@ -117,8 +133,16 @@ describe('GET /groups/:id/invoices', () => {
   });
 
   it('answers an empty state for a group without clients and for clients without invoices', async () => {
-    expect((await get(`/groups/${emptyGroup}/invoices`)).json()).toMatchObject({ data: [], emptyState: { reason: 'no_clients' }, settings: { clientCount: 0 } });
-    expect((await get(`/groups/${quietGroup}/invoices`)).json()).toMatchObject({ data: [], emptyState: { reason: 'no_invoices' }, pagination: { totalPages: 0 } });
+    expect((await get(`/groups/${emptyGroup}/invoices`)).json()).toMatchObject({
+      data: [],
+      emptyState: { reason: 'no_clients' },
+      settings: { clientCount: 0 },
+    });
+    expect((await get(`/groups/${quietGroup}/invoices`)).json()).toMatchObject({
+      data: [],
+      emptyState: { reason: 'no_invoices' },
+      pagination: { totalPages: 0 },
+    });
   });
 
   it("shows only the caller entity's invoices and answers 404 for another entity's group", async () => {
@@ -128,6 +152,17 @@ describe('GET /groups/:id/invoices', () => {
     expect(other.statusCode).toBe(404);
     expect(other.json().code).toBe('not_found');
     expect((await get('/groups/999999/invoices')).json().code).toBe('not_found');
+  });
+
+  it("answers 404 for another entity's group before asking for an ERP session (428 only for the caller's own group)", async () => {
+    const noSession = await tokenFor(t.app, await makeMember(t.database.db, { entityId: entityA, codes: ['groups.view'] }));
+    for (const url of [`/groups/${groupB}/invoices`, `/groups/${groupB}/invoices/201`, '/groups/999999/invoices']) {
+      const res = await get(url, noSession);
+      expect({ url, status: res.statusCode, code: res.json().code }).toEqual({ url, status: 404, code: 'not_found' });
+    }
+    const own = await get(`/groups/${group}/invoices`, noSession);
+    expect(own.statusCode).toBe(428);
+    expect(own.json().code).toBe('erp_session_required');
   });
 
   it('answers 400 for a bad page or group id, 401 without a token and 403 without groups.view', async () => {
@@ -161,20 +196,68 @@ describe('GET /groups/:id/invoices/:invoiceId', () => {
     expect(data).toMatchObject({ id: '101', clientErpId: 'C-1', lineCount: 8 });
     const byId = Object.fromEntries(data.lines.map((l: { id: string }) => [l.id, l]));
     expect(byId.l2).toMatchObject({
-      lineKind: 'item', code: 'CAF', name: 'Coffee', productType: 'goods', trackingName: null, expirationDate: null, expirationLabel: null,
-      quantity: 2, unitPrice: 45, total: 90, item: { id: 'P-1', code: 'CAF' }, bundle: null, serial: null, lot: null, serialId: null, lotId: null,
+      lineKind: 'item',
+      code: 'CAF',
+      name: 'Coffee',
+      productType: 'goods',
+      trackingName: null,
+      expirationDate: null,
+      expirationLabel: null,
+      quantity: 2,
+      unitPrice: 45,
+      total: 90,
+      item: { id: 'P-1', code: 'CAF' },
+      bundle: null,
+      serial: null,
+      lot: null,
+      serialId: null,
+      lotId: null,
     });
-    expect(byId.l3).toMatchObject({ lineKind: 'bundle', code: 'KIT', name: 'Office kit', productType: 'bundle', trackingName: null, item: null, bundle: { id: 'B-1' } });
-    expect(byId.l4).toMatchObject({ lineKind: 'serial', code: 'LAP', productType: 'goods', trackingName: 'SN-001', serial: { id: 'S-1', number: 'SN-001' }, serialId: 'S-1', lotId: null });
-    expect(byId.l5).toMatchObject({ lineKind: 'lot', code: 'MED', trackingName: 'A-1', expirationDate: dayOffset(3), expirationLabel: 'Expired on ' + dayOffset(3), lotId: 'LOT-1' });
+    expect(byId.l3).toMatchObject({
+      lineKind: 'bundle',
+      code: 'KIT',
+      name: 'Office kit',
+      productType: 'bundle',
+      trackingName: null,
+      item: null,
+      bundle: { id: 'B-1' },
+    });
+    expect(byId.l4).toMatchObject({
+      lineKind: 'serial',
+      code: 'LAP',
+      productType: 'goods',
+      trackingName: 'SN-001',
+      serial: { id: 'S-1', number: 'SN-001' },
+      serialId: 'S-1',
+      lotId: null,
+    });
+    expect(byId.l5).toMatchObject({
+      lineKind: 'lot',
+      code: 'MED',
+      trackingName: 'A-1',
+      expirationDate: dayOffset(3),
+      expirationLabel: 'Expired on ' + dayOffset(3),
+      lotId: 'LOT-1',
+    });
     expect(byId.l6).toMatchObject({ lineKind: 'lot', expirationDate: dayOffset(-10), expirationLabel: 'Expires in 10 days' });
     expect(byId.l7).toMatchObject({ lineKind: 'lot', expirationLabel: `Expires on ${dayOffset(-400)}` });
-    expect(byId.l8).toMatchObject({ lineKind: 'lot', trackingName: 'A-4', expirationDate: null, expirationLabel: null, lot: { id: 'LOT-4', expirationDate: null } });
+    expect(byId.l8).toMatchObject({
+      lineKind: 'lot',
+      trackingName: 'A-4',
+      expirationDate: null,
+      expirationLabel: null,
+      lot: { id: 'LOT-4', expirationDate: null },
+    });
     expect(byId.l9).toMatchObject({ lineKind: 'item', productType: 'service', code: 'SRV' });
   });
 
   it("answers 404 for an invoice of a client outside the group, an unknown invoice, and another entity's group", async () => {
-    for (const url of [`/groups/${group}/invoices/103`, `/groups/${group}/invoices/nope`, `/groups/${groupB}/invoices/201`, `/groups/${quietGroup}/invoices/101`]) {
+    for (const url of [
+      `/groups/${group}/invoices/103`,
+      `/groups/${group}/invoices/nope`,
+      `/groups/${groupB}/invoices/201`,
+      `/groups/${quietGroup}/invoices/101`,
+    ]) {
       const res = await get(url);
       expect(res.statusCode).toBe(404);
       expect(res.json().code).toBe('not_found');

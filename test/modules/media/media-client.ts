@@ -32,13 +32,22 @@ export function mediaClient(baseUrl: string, token: string) {
       const put = await fetch(url, { method, headers, body: file });
       const answer = await put.text();
       if (put.status !== 200) throw new Error(`upload ${put.status} ${answer}`);
-      return { id: presigned.body.media.id as number, presigned: presigned.body, finalized: await call('POST', '/api/media/finalize-upload', { media_id: presigned.body.media.id }) };
+      return {
+        id: presigned.body.media.id as number,
+        presigned: presigned.body,
+        finalized: await call('POST', '/api/media/finalize-upload', { media_id: presigned.body.media.id }),
+      };
     },
   };
 }
 
 /** Fetches a URL the API returned (absolute, or relative to the service). */
-export async function fetchBytes(baseUrl: string, url: string, headers: Record<string, string> = {}, init: { method?: string; body?: Buffer } = {}): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+export async function fetchBytes(
+  baseUrl: string,
+  url: string,
+  headers: Record<string, string> = {},
+  init: { method?: string; body?: Buffer } = {},
+): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const res = await fetch(url.startsWith('/') ? `${baseUrl}${url}` : url, { headers, ...init });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }

@@ -19,10 +19,14 @@ export async function jpegWithExif(width = 1200, height = 800): Promise<Buffer> 
     .toBuffer();
 }
 
-export const png = (width = 64, height = 64) => sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 200, alpha: 0.5 } } }).png().toBuffer();
+export const png = (width = 64, height = 64) =>
+  sharp({ create: { width, height, channels: 4, background: { r: 10, g: 120, b: 200, alpha: 0.5 } } })
+    .png()
+    .toBuffer();
 
 /** A minimal valid PDF. */
-export const pdf = () => Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+export const pdf = () =>
+  Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
 
 async function ffmpegFile(args: string[], ext: string): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), 'media-fixture-'));
@@ -64,7 +68,24 @@ export const hasFfmpeg = await Promise.all([run('ffmpeg', ['-version']), run('ff
 
 /** `seconds` of a test pattern with a tone, 320×240, as WebM (VP8/Vorbis: it must be converted). */
 export const webmVideo = (seconds = 1) =>
-  ffmpegFile(['-f', 'lavfi', '-i', `testsrc=size=321x241:rate=15:duration=${seconds}`, '-f', 'lavfi', '-i', `sine=duration=${seconds}`, '-c:v', 'libvpx', '-c:a', 'libvorbis', '-shortest'], 'webm');
+  ffmpegFile(
+    [
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc=size=321x241:rate=15:duration=${seconds}`,
+      '-f',
+      'lavfi',
+      '-i',
+      `sine=duration=${seconds}`,
+      '-c:v',
+      'libvpx',
+      '-c:a',
+      'libvorbis',
+      '-shortest',
+    ],
+    'webm',
+  );
 
 /** The codecs and container of a media file, as ffprobe reports them. */
 export async function probe(file: Buffer): Promise<{ format: string; codecs: string[]; tags: Record<string, string> }> {
@@ -81,4 +102,5 @@ export async function probe(file: Buffer): Promise<{ format: string; codecs: str
 }
 
 /** Whether an EXIF block points at a GPS IFD (tag 0x8825, either byte order). */
-export const hasGpsIfd = (exif: Buffer | undefined) => exif !== undefined && (exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88])));
+export const hasGpsIfd = (exif: Buffer | undefined) =>
+  exif !== undefined && (exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88])));

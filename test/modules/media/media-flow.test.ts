@@ -88,7 +88,9 @@ describe.each([
     const download = await client.download(id);
     expect((await other.download(id)).body).toMatchObject({ status: 404, code: 'not_found' });
     expect((await other.finalize(id)).status).toBe(404);
-    expect((await other.call('GET', `/api/media/public?key=${encodeURIComponent(download.body.media.original_key + 'x')}`)).body).toMatchObject({ code: 'not_found' });
+    expect((await other.call('GET', `/api/media/public?key=${encodeURIComponent(download.body.media.original_key + 'x')}`)).body).toMatchObject({
+      code: 'not_found',
+    });
     const pending = await client.presign({ file_name: 'b.png', content_type: 'image/png', size: 10 });
     expect((await client.call('GET', `/media/public?key=${encodeURIComponent(pending.body.media.original_key)}`)).status).toBe(404);
   });
@@ -107,7 +109,12 @@ describe.each([
   it('refuses bytes whose sniffed type is not the declared one and processes nothing', async () => {
     const before = seen.length;
     const asJpeg = await client.upload(await png(), { file_name: 'x.jpg', content_type: 'image/jpeg' });
-    expect(asJpeg.finalized.body).toMatchObject({ status: 400, code: 'upload_type_mismatch', declared_content_type: 'image/jpeg', detected_content_type: 'image/png' });
+    expect(asJpeg.finalized.body).toMatchObject({
+      status: 400,
+      code: 'upload_type_mismatch',
+      declared_content_type: 'image/jpeg',
+      detected_content_type: 'image/png',
+    });
     const pdfAsText = await client.upload(pdf(), { file_name: 'notes.txt', content_type: 'text/plain' });
     expect(pdfAsText.finalized.body).toMatchObject({ code: 'upload_type_mismatch', detected_content_type: 'application/pdf' });
     await processed(t.app);
@@ -137,14 +144,26 @@ describe('presign and finalize rules', () => {
       ['image/webp', 'sticker', 500 * 1024],
     ] as const) {
       expect((await client.presign({ file_name: 'f', content_type, kind, size: limit })).status).toBe(200);
-      expect((await client.presign({ file_name: 'f', content_type, kind, size: limit + 1 })).body).toMatchObject({ status: 400, code: 'media_too_large', kind, limit_bytes: limit });
+      expect((await client.presign({ file_name: 'f', content_type, kind, size: limit + 1 })).body).toMatchObject({
+        status: 400,
+        code: 'media_too_large',
+        kind,
+        limit_bytes: limit,
+      });
     }
   });
 
   it('refuses a content type its kind does not take, and voice_note outside audio', async () => {
-    expect((await client.presign({ file_name: 'f', content_type: 'video/mp4', kind: 'image', size: 10 })).body).toMatchObject({ code: 'media_type_not_allowed' });
-    expect((await client.presign({ file_name: 'f', content_type: 'image/png', kind: 'document', size: 10 })).body).toMatchObject({ code: 'media_type_not_allowed' });
-    expect((await client.presign({ file_name: 'f', content_type: 'image/png', voice_note: true, size: 10 })).body).toMatchObject({ code: 'validation_failed', errors: [{ field: '/body/voice_note' }] });
+    expect((await client.presign({ file_name: 'f', content_type: 'video/mp4', kind: 'image', size: 10 })).body).toMatchObject({
+      code: 'media_type_not_allowed',
+    });
+    expect((await client.presign({ file_name: 'f', content_type: 'image/png', kind: 'document', size: 10 })).body).toMatchObject({
+      code: 'media_type_not_allowed',
+    });
+    expect((await client.presign({ file_name: 'f', content_type: 'image/png', voice_note: true, size: 10 })).body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ field: '/body/voice_note' }],
+    });
     expect((await client.presign({ file_name: 'f', content_type: 'not a type', size: 10 })).body).toMatchObject({ code: 'validation_failed' });
   });
 

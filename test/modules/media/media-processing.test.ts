@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { transaction } from '../../../src/platform/queue/transaction.js';
+import { transaction } from '../../../src/platform/transactions/transaction.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,13 +18,20 @@ async function start(env: Record<string, string> = {}, startQueue = false) {
   const t = await createTestApp({ env, startQueue });
   const baseUrl = await listen(t.app);
   const entity = await makeEntity(t.database.db);
-  const member = await makeMember(t.database.db, { entityId: entity.id, codes: ['contacts.edit', 'contacts.view', 'custom_fields.create', 'custom_field_groups.create'] });
+  const member = await makeMember(t.database.db, {
+    entityId: entity.id,
+    codes: ['contacts.edit', 'contacts.view', 'custom_fields.create', 'custom_field_groups.create'],
+  });
   const token = await tokenFor(t.app, member);
   return { t, baseUrl, entityId: entity.id, token, client: mediaClient(baseUrl, token), close: () => closeListening(t) };
 }
 
 /** Uploads through the whole flow, waits for processing, and returns the media and its optimized bytes. */
-async function through(s: Awaited<ReturnType<typeof start>>, file: Buffer, declared: { file_name: string; content_type: string; kind?: string; voice_note?: boolean }) {
+async function through(
+  s: Awaited<ReturnType<typeof start>>,
+  file: Buffer,
+  declared: { file_name: string; content_type: string; kind?: string; voice_note?: boolean },
+) {
   const { id, finalized } = await s.client.upload(file, declared);
   expect(finalized.status).toBe(200);
   await processed(s.t.app);
@@ -88,7 +95,8 @@ describe('media processing with ffmpeg and sharp', () => {
   });
 
   it('gives a custom field of kind image a ready image and reads it back with a short-lived URL; anything else is 400', async () => {
-    const api = (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) => s.t.app.inject({ method, url, headers: bearer(s.token), ...(payload ? { payload } : {}) });
+    const api = (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
+      s.t.app.inject({ method, url, headers: bearer(s.token), ...(payload ? { payload } : {}) });
     const group = (await api('POST', '/custom-field-groups', { name: 'Fotos', record_type: 'contact' })).json().id;
     const field = (await api('POST', '/custom-fields', { custom_field_group_id: group, name: 'Foto', type: 'image' })).json().id;
     const pdfField = (await api('POST', '/custom-fields', { custom_field_group_id: group, name: 'Contrato', type: 'pdf' })).json().id;
@@ -99,12 +107,14 @@ describe('media processing with ffmpeg and sharp', () => {
     const foreign = await makeMedia(s.t.database.db, { entityId: (await makeEntity(s.t.database.db)).id });
     const url = `/contacts/${contact.id}/custom-field-values`;
 
-    const bad = await api('PUT', url, { values: [
-      { custom_field_id: field, value: { media_id: document.media.id } },
-      { custom_field_id: field, value: { media_id: pending } },
-      { custom_field_id: field, value: { media_id: foreign.id } },
-      { custom_field_id: pdfField, value: { media_id: image.media.id } },
-    ] });
+    const bad = await api('PUT', url, {
+      values: [
+        { custom_field_id: field, value: { media_id: document.media.id } },
+        { custom_field_id: field, value: { media_id: pending } },
+        { custom_field_id: field, value: { media_id: foreign.id } },
+        { custom_field_id: pdfField, value: { media_id: image.media.id } },
+      ],
+    });
     expect(bad.json()).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(bad.json().errors.map((e: { message: string }) => e.message)).toEqual([
       `media ${document.media.id} is not a image`,
@@ -113,7 +123,12 @@ describe('media processing with ffmpeg and sharp', () => {
       `media ${image.media.id} is not a PDF document`,
     ]);
 
-    const ok = await api('PUT', url, { values: [{ custom_field_id: field, value: { media_id: image.media.id } }, { custom_field_id: pdfField, value: { media_id: document.media.id } }] });
+    const ok = await api('PUT', url, {
+      values: [
+        { custom_field_id: field, value: { media_id: image.media.id } },
+        { custom_field_id: pdfField, value: { media_id: document.media.id } },
+      ],
+    });
     expect(ok.statusCode).toBe(200);
     const read = (await api('GET', url)).json().data.find((v: { custom_field_id: number }) => v.custom_field_id === field);
     expect(read.value).toMatchObject({ media_id: image.media.id, url: expect.any(String), expires_at: expect.any(String) });

@@ -20,7 +20,7 @@ const get = async (url: string, token: string, headers: Record<string, string> =
 
 describe('GET /api/permissions/me', () => {
   it('returns exactly the role codes plus their implications, with the role and its source', async () => {
-    const m = await makeMember(t.database.db, { entityId, codes: ['leads.create', 'contacts.edit'] });
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.create', 'contacts.edit'] });
     const res = await get('/api/permissions/me', await tokenFor(t.app, m));
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -33,7 +33,7 @@ describe('GET /api/permissions/me', () => {
   });
 
   it('gives a global super_admin every code', async () => {
-    const m = await makeMember(t.database.db, { entityId, superAdmin: true });
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, superAdmin: true });
     const body = (await get('/api/permissions/me', await tokenFor(t.app, m))).json();
     expect(body.super_admin).toBe(true);
     expect(body.permissions).toEqual([...ALL_PERMISSION_CODES].sort());
@@ -41,7 +41,7 @@ describe('GET /api/permissions/me', () => {
 
   it('uses the user-entity subscription when the employee has none, and the global one last', async () => {
     const dir = createDirectoryService(t.database.db);
-    const m = await makeMember(t.database.db, { entityId });
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId });
     const globalRole = await dir.ensureRole({ entityId: null, name: 'auditor', permissions: ['roles.view'] });
     await dir.subscribe({ userId: m.userId, entityId: null, roleId: globalRole.id });
     const token = await tokenFor(t.app, m);
@@ -57,7 +57,7 @@ describe('GET /api/permissions/me', () => {
   });
 
   it('applies a permission change to the very next request', async () => {
-    const m = await makeMember(t.database.db, { entityId, codes: ['groups.view'] });
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['groups.view'] });
     const token = await tokenFor(t.app, m);
     expect((await get('/api/permissions', token)).statusCode).toBe(403);
     await createDirectoryService(t.database.db).subscribe({
@@ -73,6 +73,7 @@ describe('GET /api/permissions/me', () => {
 
   it('explains each code: role base, ALLOW override, implication, and which subscription denied a code', async () => {
     const m = await makeMember(t.database.db, {
+      conversations: 'restricted',
       entityId,
       codes: ['leads.create', 'groups.edit'],
       overrides: [
@@ -93,7 +94,7 @@ describe('GET /api/permissions/me', () => {
   });
 
   it('resolves permissions for the entity of the token only', async () => {
-    const m = await makeMember(t.database.db, { entityId, codes: ['leads.view'] });
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'] });
     const dir = createDirectoryService(t.database.db);
     await dir.ensureEmployee({ userId: m.userId, entityId: otherEntityId, name: 'x' });
     const body = (await get('/api/permissions/me', await tokenFor(t.app, { userId: m.userId, entityId: otherEntityId }))).json();
@@ -104,12 +105,20 @@ describe('GET /api/permissions/me', () => {
 
 describe('GET /api/permissions/schema', () => {
   it('returns labels grouped by module with a strong ETag, and 304 for a matching If-None-Match', async () => {
-    const token = await tokenFor(t.app, await makeMember(t.database.db, { entityId }));
+    const token = await tokenFor(t.app, await makeMember(t.database.db, { conversations: 'restricted', entityId }));
     const res = await get('/api/permissions/schema', token);
     expect(res.statusCode).toBe(200);
     expect(res.headers.etag).toBe(`"${SCHEMA_VERSION}"`);
     const body = res.json();
-    expect(body.modules.map((m: { key: string }) => m.key)).toEqual(['cartera', 'registros', 'catalogo', 'configuracion', 'administracion', 'workflows']);
+    expect(body.modules.map((m: { key: string }) => m.key)).toEqual([
+      'cartera',
+      'registros',
+      'catalogo',
+      'configuracion',
+      'administracion',
+      'workflows',
+      'conversaciones',
+    ]);
     expect(body.modules.flatMap((m: { permissions: unknown[] }) => m.permissions)).toHaveLength(ALL_PERMISSION_CODES.length);
 
     const cached = await get('/api/permissions/schema', token, { 'if-none-match': res.headers.etag as string });
@@ -126,7 +135,7 @@ describe('GET /api/permissions/schema', () => {
 
 describe('GET /api/permissions', () => {
   it('lists the stored records with implications for permissions.catalog.view holders', async () => {
-    const token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['permissions.catalog.view'] }));
+    const token = await tokenFor(t.app, await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['permissions.catalog.view'] }));
     const res = await get('/api/permissions', token);
     expect(res.statusCode).toBe(200);
     const leadsCreate = res.json().data.find((p: { code: string }) => p.code === 'leads.create');
@@ -134,7 +143,7 @@ describe('GET /api/permissions', () => {
   });
 
   it('answers 403 permission_denied naming the code otherwise', async () => {
-    const token = await tokenFor(t.app, await makeMember(t.database.db, { entityId, codes: ['leads.view'] }));
+    const token = await tokenFor(t.app, await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.view'] }));
     const res = await get('/api/permissions', token);
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'permission_denied', permission: 'permissions.catalog.view', detail: 'Requires permissions.catalog.view' });

@@ -16,7 +16,10 @@ beforeAll(async () => {
   t = await createTestApp();
   entityA = (await makeEntity(t.database.db)).id;
   entityB = (await makeEntity(t.database.db)).id;
-  manager = await makeMember(t.database.db, { entityId: entityA, codes: ['group_assignments.manage', 'lead_assignments.manage', 'entity_channel_accounts.create', 'entity_channel_accounts.edit'] });
+  manager = await makeMember(t.database.db, {
+    entityId: entityA,
+    codes: ['group_assignments.manage', 'lead_assignments.manage', 'entity_channel_accounts.create', 'entity_channel_accounts.edit'],
+  });
   token = await tokenFor(t.app, manager);
   seller = await makeMember(t.database.db, { entityId: entityA, name: 'Seller Uno' });
   foreignSeller = await makeMember(t.database.db, { entityId: entityB, name: 'Foreign Seller' });
@@ -72,7 +75,9 @@ describe('POST /group-assignments (the cartera mutation)', () => {
 
   it("answers 400 for another entity's employee and for an empty group list", async () => {
     const g = await makeGroup(t.database.db, entityA);
-    expect((await req('POST', '/group-assignments', { employee_id: foreignSeller.employeeId, group_ids: [g.id] })).json().errors[0].field).toBe('/body/employee_id');
+    expect((await req('POST', '/group-assignments', { employee_id: foreignSeller.employeeId, group_ids: [g.id] })).json().errors[0].field).toBe(
+      '/body/employee_id',
+    );
     expect((await req('POST', '/group-assignments', { employee_id: seller.employeeId, group_ids: [] })).statusCode).toBe(400);
   });
 
@@ -87,7 +92,11 @@ describe('POST /group-assignments (the cartera mutation)', () => {
     expect((await req('DELETE', `/group-assignments/${id}`)).json()).toMatchObject({ code: 'not_found' });
 
     const og = await makeGroup(t.database.db, entityB);
-    const other = await t.database.executeSql('insert into group_assignment (entity_id, group_id, employee_id) values ($1, $2, $3) returning id', [entityB, og.id, foreignSeller.employeeId]);
+    const other = await t.database.executeSql('insert into group_assignment (entity_id, group_id, employee_id) values ($1, $2, $3) returning id', [
+      entityB,
+      og.id,
+      foreignSeller.employeeId,
+    ]);
     expect((await req('DELETE', `/group-assignments/${String(other.rows[0]!.id)}`)).statusCode).toBe(404);
     const list = (await req('GET', '/group-assignments?limit=200')).json();
     expect(list.data.every((a: { group_id: number }) => a.group_id !== og.id)).toBe(true);
@@ -103,12 +112,18 @@ describe('lead assignments', () => {
     assigned.off();
     expect([first.statusCode, second.statusCode]).toEqual([201, 200]);
     expect(second.json().id).toBe(first.json().id);
-    expect(assigned.events).toEqual([expect.objectContaining({ leadId: lead.id, groupId: lead.groupId, via: 'lead', changedByEmployeeId: manager.employeeId })]);
-    expect((await req('GET', `/lead-assignments?lead_id=${lead.id}`)).json().data).toEqual([expect.objectContaining({ id: first.json().id, employee_id: seller.employeeId })]);
+    expect(assigned.events).toEqual([
+      expect.objectContaining({ leadId: lead.id, groupId: lead.groupId, via: 'lead', changedByEmployeeId: manager.employeeId }),
+    ]);
+    expect((await req('GET', `/lead-assignments?lead_id=${lead.id}`)).json().data).toEqual([
+      expect.objectContaining({ id: first.json().id, employee_id: seller.employeeId }),
+    ]);
     const other = await makeMember(t.database.db, { entityId: entityA, name: 'Group Vendor' });
     const g = (await req('POST', '/group-assignments', { employee_id: other.employeeId, group_ids: [lead.groupId] })).json().data[0];
     // GET /leads?employee_id= follows the derivation: the direct seller wins over the group's.
-    expect((await req('GET', `/leads?employee_id=${seller.employeeId}&group_id=${lead.groupId}`)).json().data.map((l: { id: number }) => l.id)).toEqual([lead.id]);
+    expect((await req('GET', `/leads?employee_id=${seller.employeeId}&group_id=${lead.groupId}`)).json().data.map((l: { id: number }) => l.id)).toEqual([
+      lead.id,
+    ]);
     expect((await req('GET', `/leads?employee_id=${other.employeeId}&group_id=${lead.groupId}`)).json().data).toEqual([]);
     expect((await req('DELETE', `/group-assignments/${g.id}`)).statusCode).toBe(204);
     const un = collect('lead.unassigned');
@@ -120,7 +135,11 @@ describe('lead assignments', () => {
   it("answers 400 for another entity's lead and 404 when deleting another entity's assignment", async () => {
     const other = await makeLead(t.database.db, { entityId: entityB });
     expect((await req('POST', '/lead-assignments', { lead_id: other.id, employee_id: seller.employeeId })).json().errors[0].field).toBe('/body/lead_id');
-    const row = await t.database.executeSql('insert into lead_assignment (entity_id, lead_id, employee_id) values ($1, $2, $3) returning id', [entityB, other.id, foreignSeller.employeeId]);
+    const row = await t.database.executeSql('insert into lead_assignment (entity_id, lead_id, employee_id) values ($1, $2, $3) returning id', [
+      entityB,
+      other.id,
+      foreignSeller.employeeId,
+    ]);
     expect((await req('DELETE', `/lead-assignments/${String(row.rows[0]!.id)}`)).json()).toMatchObject({ code: 'not_found' });
     expect((await req('GET', '/lead-assignments?limit=200')).json().data.every((a: { lead_id: number }) => a.lead_id !== other.id)).toBe(true);
   });
@@ -135,7 +154,12 @@ describe('employees and entity channel accounts', () => {
   });
 
   it('registers, lists, updates a channel account and refuses a duplicate platform id with 409', async () => {
-    const created = await req('POST', '/entity-channel-accounts', { channel_type_code: 'chatapp_api', external_account_id: 'pn-1', display_name: 'Ventas', phone_number: '2222 0000' });
+    const created = await req('POST', '/entity-channel-accounts', {
+      channel_type_code: 'chatapp_api',
+      external_account_id: 'pn-1',
+      display_name: 'Ventas',
+      phone_number: '2222 0000',
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ phone_number: '+50222220000', is_active: true });
     const id = created.json().id;

@@ -17,13 +17,19 @@ describe('demo data for records, custom fields and cartera', () => {
     const token = await login(t.app, { email: 'admin@example.com', password: 'admin123', entityId: 1 });
     const groups = (await t.app.inject({ method: 'GET', url: '/groups', headers: bearer(token) })).json();
     // Other modules' demo data (invoices, conversations) add their own groups beside these four.
-    expect(groups.data.map((g: { name: string }) => g.name)).toEqual(expect.arrayContaining(['Familia López', 'Comercial Hernández', 'Distribuidora Maya', 'Tienda El Sol']));
+    expect(groups.data.map((g: { name: string }) => g.name)).toEqual(
+      expect.arrayContaining(['Familia López', 'Comercial Hernández', 'Distribuidora Maya', 'Tienda El Sol']),
+    );
     const first = groups.data.find((g: { name: string }) => g.name === 'Familia López');
     const contacts = (await t.app.inject({ method: 'GET', url: `/contacts?group_id=${first.id}`, headers: bearer(token) })).json();
     expect(contacts.data[0]).toMatchObject({ name: 'Ana López', hasCustomFieldValues: true, customFieldValuesCount: 4 });
     const cartera = (await t.app.inject({ method: 'GET', url: '/cartera/clients', headers: bearer(token) })).json();
-    expect(cartera.data.map((i: { client: string }) => i.client)).toEqual(expect.arrayContaining(['Ana López', 'Comercial Hernández (central)', 'Distribuidora Maya']));
-    const recordsClients = cartera.data.filter((i: { client: string }) => ['Ana López', 'Comercial Hernández (central)', 'Distribuidora Maya'].includes(i.client));
+    expect(cartera.data.map((i: { client: string }) => i.client)).toEqual(
+      expect.arrayContaining(['Ana López', 'Comercial Hernández (central)', 'Distribuidora Maya']),
+    );
+    const recordsClients = cartera.data.filter((i: { client: string }) =>
+      ['Ana López', 'Comercial Hernández (central)', 'Distribuidora Maya'].includes(i.client),
+    );
     expect(recordsClients.every((i: { seller: unknown }) => i.seller !== null)).toBe(true);
     const fields = (await t.app.inject({ method: 'GET', url: '/custom-fields?limit=100', headers: bearer(token) })).json();
     expect(fields.pagination.total).toBe(10);
@@ -34,7 +40,13 @@ describe('demo data for records, custom fields and cartera', () => {
     const leads = (await t.app.inject({ method: 'GET', url: '/leads', headers: bearer(token) })).json();
     const names = leads.data.map((l: { name: string }) => l.name);
     expect(names).toContain('Second Company Lead');
-    const entity1 = (await t.app.inject({ method: 'GET', url: '/leads?limit=200', headers: bearer(await login(t.app, { email: 'admin@example.com', password: 'admin123', entityId: 1 })) })).json();
+    const entity1 = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/leads?limit=200',
+        headers: bearer(await login(t.app, { email: 'admin@example.com', password: 'admin123', entityId: 1 })),
+      })
+    ).json();
     for (const name of entity1.data.map((l: { name: string }) => l.name)) expect(names).not.toContain(name);
   });
 });
@@ -44,7 +56,16 @@ describe('API documentation', () => {
     const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(res.statusCode).toBe(200);
     const paths = Object.keys(res.json().paths as Record<string, unknown>);
-    for (const p of ['/groups', '/leads/{id}', '/contacts', '/group-assignments', '/custom-fields', '/contacts/{id}/custom-field-values', '/cartera/leads', '/cartera/export.xlsx']) {
+    for (const p of [
+      '/groups',
+      '/leads/{id}',
+      '/contacts',
+      '/group-assignments',
+      '/custom-fields',
+      '/contacts/{id}/custom-field-values',
+      '/cartera/leads',
+      '/cartera/export.xlsx',
+    ]) {
       expect(paths).toContain(p);
     }
   });

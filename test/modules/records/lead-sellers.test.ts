@@ -142,7 +142,11 @@ describe('stored seller derivation', () => {
     await ok('PATCH', `/leads/${moving.id}`, { group_id: g2.id });
     await ok('PATCH', `/leads/${movingDirect.id}`, { group_id: g2.id });
     expect(await sellersOf(moving.id)).toEqual({ seller: { id: beto.employeeId, source: 'group' }, direct: [], inherited: [beto.employeeId] });
-    expect(await sellersOf(movingDirect.id)).toEqual({ seller: { id: carla.employeeId, source: 'lead' }, direct: [carla.employeeId], inherited: [beto.employeeId] });
+    expect(await sellersOf(movingDirect.id)).toEqual({
+      seller: { id: carla.employeeId, source: 'lead' },
+      direct: [carla.employeeId],
+      inherited: [beto.employeeId],
+    });
     expect(await leadsOfSeller(ana.employeeId)).not.toContain(moving.id);
     expect(await leadsOfSeller(beto.employeeId)).toContain(moving.id);
     expect(await drift()).toEqual([]);

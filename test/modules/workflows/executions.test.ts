@@ -6,6 +6,8 @@
  * workflows across daylight-saving changes with an injected clock, once per slot.
  */
 import { sql } from 'drizzle-orm';
+import { createServer, type AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
@@ -46,12 +48,20 @@ beforeAll(async () => {
   // Scheduled workflows without a zone run in the entity's; this one observes daylight saving.
   await t.database.db.execute(sql`update entity set time_zone = 'America/New_York' where id = ${entityId}`);
   await makeChannelAccount(t.database.db, { entityId, externalAccountId: 'PN-WF' });
-  const member = await makeMember(t.database.db, { entityId, codes: ['workflows.manage', 'workflows.execute', 'entity_channel_accounts.edit', 'leads.create', 'groups.create', 'lead_assignments.manage'] });
+  const member = await makeMember(t.database.db, {
+    entityId,
+    codes: ['workflows.manage', 'workflows.execute', 'entity_channel_accounts.edit', 'leads.create', 'groups.create', 'lead_assignments.manage'],
+  });
   employeeId = member.employeeId;
   sellerId = (await makeMember(t.database.db, { entityId })).employeeId;
   token = await tokenFor(t.app, member);
   sim.setTemplateReview('APPROVED');
-  const template = { name: 'price_list', language: 'es', category: 'utility', components: [{ type: 'BODY', text: 'Hola {{1}}, le enviamos la lista de precios.', example: { body_text: [['Ana']] } }] };
+  const template = {
+    name: 'price_list',
+    language: 'es',
+    category: 'utility',
+    components: [{ type: 'BODY', text: 'Hola {{1}}, le enviamos la lista de precios.', example: { body_text: [['Ana']] } }],
+  };
   expect((await post('/interactions/templates', template)).statusCode).toBe(201);
 });
 afterAll(async () => {
@@ -60,7 +70,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const post = (url: string, payload: object, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, headers: { ...bearer(token), ...headers }, payload });
+const post = (url: string, payload: object, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url, headers: { ...bearer(token), ...headers }, payload });
 const get = async (url: string) => (await t.app.inject({ method: 'GET', url, headers: bearer(token) })).json();
 const createWorkflow = async (body: object) => {
   const res = await post('/api/workflows', body);
@@ -68,13 +79,18 @@ const createWorkflow = async (body: object) => {
   return res.json().id as number;
 };
 const executionsOf = async (id: number) => (await get(`/api/workflows/${id}/executions`)).data as Row[];
-const finished = async (id: number, n = 1) => waitFor(async () => {
-  const rows = await executionsOf(id);
-  return rows.length >= n && rows.every((r) => r.status !== 'running') ? rows : undefined;
-}, 15_000);
+const finished = async (id: number, n = 1) =>
+  waitFor(async () => {
+    const rows = await executionsOf(id);
+    return rows.length >= n && rows.every((r) => r.status !== 'running') ? rows : undefined;
+  }, 15_000);
 const detail = async (workflowId: number, executionId: number) => get(`/api/workflows/${workflowId}/executions/${executionId}`) as Promise<Row>;
 const inbound = async (text: string, opts: { from?: string; name?: string } = {}) => {
-  const res = await t.app.inject({ method: 'POST', url: '/api/interactions/webhooks/communications', payload: whatsAppMessage({ phoneNumberId: 'PN-WF' }, { from: opts.from ?? PHONE, name: opts.name ?? 'Ana Pérez', text }) });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/interactions/webhooks/communications',
+    payload: whatsAppMessage({ phoneNumberId: 'PN-WF' }, { from: opts.from ?? PHONE, name: opts.name ?? 'Ana Pérez', text }),
+  });
   expect(res.statusCode).toBe(200);
   await t.app.interactionsWorker.idle();
 };
@@ -86,22 +102,62 @@ describe('message.inbound', () => {
       name: 'Lista de precios',
       preset_code: 'msg_keyword',
       preset_values: { keyword: 'precio' },
-      steps: [{ key: 'reply', action: 'send_template', template: { name: 'price_list', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '{{trigger.sender_name}}' }] }] } }],
+      steps: [
+        {
+          key: 'reply',
+          action: 'send_template',
+          template: {
+            name: 'price_list',
+            language: { code: 'es' },
+            components: [{ type: 'body', parameters: [{ type: 'text', text: '{{trigger.sender_name}}' }] }],
+          },
+        },
+      ],
     });
     sim.reset();
     await inbound('hola');
     await inbound('¿Cuál es el PRECIO del plan?');
     const [delivery] = await sim.waitForDeliveries(1);
-    expect(delivery!.body).toMatchObject({ messaging_product: 'whatsapp', type: 'template', template: { name: 'price_list', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana Pérez' }] }] } });
+    expect(delivery!.body).toMatchObject({
+      messaging_product: 'whatsapp',
+      type: 'template',
+      template: { name: 'price_list', language: { code: 'es' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana Pérez' }] }] },
+    });
     const [run] = await finished(id);
     expect(run).toMatchObject({ status: 'succeeded', trigger_type: 'message.inbound', depth: 0 });
     expect((await executionsOf(id)).length).toBe(1); // "hola" did not match
     const full = await detail(id, run!.id);
-    expect(full.context_json.trigger).toMatchObject({ type: 'message.inbound', entity_id: entityId, message_text: '¿Cuál es el PRECIO del plan?', sender_name: 'Ana Pérez', sender_identifier: `+${PHONE}`, channel_type_code: 'chatapp_api' });
+    expect(full.context_json.trigger).toMatchObject({
+      type: 'message.inbound',
+      entity_id: entityId,
+      message_text: '¿Cuál es el PRECIO del plan?',
+      sender_name: 'Ana Pérez',
+      sender_identifier: `+${PHONE}`,
+      channel_type_code: 'chatapp_api',
+    });
     expect(Object.keys(full.context_json.trigger).sort()).toEqual(
-      ['type', 'entity_id', 'contact_id', 'lead_id', 'group_id', 'channel_type_code', 'assignment_status', 'assigned_employee_ids', 'sender_identifier', 'sender_name', 'message_text', 'message_id', 'external_chat_id', 'entity_channel_account_id', 'is_first_message', 'occurred_at'].sort(),
+      [
+        'type',
+        'entity_id',
+        'contact_id',
+        'lead_id',
+        'group_id',
+        'channel_type_code',
+        'assignment_status',
+        'assigned_employee_ids',
+        'sender_identifier',
+        'sender_name',
+        'message_text',
+        'message_id',
+        'external_chat_id',
+        'entity_channel_account_id',
+        'is_first_message',
+        'occurred_at',
+      ].sort(),
     );
-    expect(full.steps).toMatchObject([{ step_key: 'reply', visit: 1, action: 'send_template', status: 'succeeded', attempts: 1, result: { status: 'pending' } }]);
+    expect(full.steps).toMatchObject([
+      { step_key: 'reply', visit: 1, action: 'send_template', status: 'succeeded', attempts: 1, result: { status: 'pending' } },
+    ]);
     await t.app.inject({ method: 'PATCH', url: `/api/workflows/${id}`, headers: bearer(token), payload: { enabled: false } });
   });
 
@@ -153,12 +209,19 @@ describe('manual', () => {
 
 describe('CRM events', () => {
   it('lead.created runs a workflow that assigns a seller', async () => {
-    const id = await createWorkflow({ name: 'Vendedor', preset_code: 'crm_lead_created', steps: [{ key: 'seller', action: 'assign_seller', employee_id: sellerId }] });
+    const id = await createWorkflow({
+      name: 'Vendedor',
+      preset_code: 'crm_lead_created',
+      steps: [{ key: 'seller', action: 'assign_seller', employee_id: sellerId }],
+    });
     const group = await post('/groups', { name: 'Nuevos' });
     const created = await post('/leads', { name: 'Empresa Nueva', group_id: group.json().id });
     expect(created.statusCode, created.body).toBe(201);
     const [run] = await finished(id);
-    expect(run).toMatchObject({ status: 'succeeded', context_json: { trigger: { type: 'lead.created', lead_id: created.json().id, created_by_employee_id: employeeId } } });
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      context_json: { trigger: { type: 'lead.created', lead_id: created.json().id, created_by_employee_id: employeeId } },
+    });
     const assignments = await get(`/lead-assignments?lead_id=${created.json().id}`);
     expect((assignments.data as Row[]).map((a) => a.employee_id)).toEqual([sellerId]);
   });
@@ -166,7 +229,11 @@ describe('CRM events', () => {
 
 describe('webhook steps', () => {
   it('posts the context to an HTTPS endpoint with one Idempotency-Key per visit, retrying server errors', async () => {
-    const id = await createWorkflow({ name: 'Aviso', preset_code: 'manual', steps: [{ key: 'notify', action: 'webhook', url: `${receiver.url}/crm-events`, headers: { 'X-Token': 'abc' } }] });
+    const id = await createWorkflow({
+      name: 'Aviso',
+      preset_code: 'manual',
+      steps: [{ key: 'notify', action: 'webhook', url: `${receiver.url}/crm-events`, headers: { 'X-Token': 'abc' } }],
+    });
     receiver.answer(503);
     await post(`/api/workflows/${id}/execute`, {});
     await waitFor(() => receiver.calls.length >= 1 || undefined, 10_000);
@@ -176,8 +243,36 @@ describe('webhook steps', () => {
     const calls = receiver.calls.filter((c) => c.path === '/crm-events');
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(new Set(calls.map((c) => c.headers['idempotency-key'])).size).toBe(1);
-    expect(calls.at(-1)).toMatchObject({ method: 'POST', headers: { 'x-token': 'abc' }, body: { workflow_id: id, execution_id: run!.id, step_key: 'notify', context: { trigger: { type: 'manual' } } } });
+    expect(calls.at(-1)).toMatchObject({
+      method: 'POST',
+      headers: { 'x-token': 'abc' },
+      body: { workflow_id: id, execution_id: run!.id, step_key: 'notify', context: { trigger: { type: 'manual' } } },
+    });
     expect((await detail(id, run!.id)).steps[0]).toMatchObject({ status: 'succeeded', attempts: calls.length, result: { status: 200 } });
+  }, 30_000);
+  it('records a failed call without the address a name resolved to', async () => {
+    // A name (this machine's) and a port nobody listens on: the connection fails after resolution, or the
+    // name resolves to a refused address, or it does not resolve; no error may show the resolved address.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const id = await createWorkflow({
+      name: 'Aviso interno',
+      preset_code: 'manual',
+      steps: [{ key: 'notify', action: 'webhook', url: `https://${hostname()}:${port}/crm-events` }],
+    });
+    expect((await post(`/api/workflows/${id}/execute`, {})).statusCode).toBe(202);
+    const run = await waitFor(async () => (await executionsOf(id))[0], 10_000);
+    const step = await waitFor(async () => {
+      const steps = (await detail(id, run.id)).steps as Row[];
+      return steps[0]?.error ? steps[0] : undefined;
+    }, 15_000);
+    const shown = JSON.stringify([step.error, (await detail(id, run.id)).error]);
+    expect(shown).toMatch(/address_not_allowed|network_error|the connection failed|resolves to/);
+    expect(shown).not.toMatch(/\b\d{1,3}(\.\d{1,3}){3}\b/);
+    expect(shown).not.toMatch(/::1|::ffff|\[[0-9a-f:]+\]/i);
+    expect(shown).not.toContain(`:${port}`);
   }, 30_000);
 });
 
@@ -196,10 +291,14 @@ describe('loop protection', () => {
       const rows = await executionsOf(id);
       return rows.length >= 3 && rows.every((r) => r.status !== 'running') ? rows : undefined;
     }, 15_000);
-    await new Promise((r) => setTimeout(r, 1500)); // nothing more may start
+    // The depth-2 run's own message is the event that reaches the limit: once it is counted as stopped, the
+    // chain has ended and nothing more may start.
+    const metrics = await waitFor(async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+      return /workflows_loop_stopped_total\{event="message.outbound"\} \d/.test(res.body) ? res : undefined;
+    }, 15_000);
     expect((await executionsOf(id)).map((r) => r.depth).sort()).toEqual([0, 1, 2]);
     expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
-    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/workflows_loop_stopped_total\{event="message.outbound"\} 1/);
     await t.app.inject({ method: 'PATCH', url: `/api/workflows/${id}`, headers: bearer(token), payload: { enabled: false } });
   }, 30_000);
@@ -209,12 +308,30 @@ describe('scheduled', () => {
   const tick = async () => {
     await t.app.ctx.queue.enqueue(t.app.ctx.db, 'workflows.schedule-tick', {});
   };
+  /** Enqueues a tick and resolves once its job has completed: every execution it starts exists by then. */
+  const tickCompleted = async () => {
+    const jobId = await t.app.ctx.queue.enqueue(t.app.ctx.db, 'workflows.schedule-tick', {});
+    await waitFor(async () => {
+      const { rows } = await t.database.executeSql('select state from pgboss.job where id = $1', [jobId]);
+      return rows[0]?.state === 'completed' || undefined;
+    }, 10_000);
+  };
   const nextRunAt = async (id: number) => (await get(`/api/workflows/${id}`)).trigger.next_run_at as string | null;
 
   it('fires at the local time across a spring-forward change, once per slot', async () => {
     clock = new Date('2026-03-07T12:00:00Z'); // Saturday 07:00 in New York (EST)
-    const daily = await createWorkflow({ name: 'Diario', preset_code: 'sched_daily', preset_values: { run_at_time: '09:00' }, steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/daily` }] });
-    const gap = await createWorkflow({ name: 'En el hueco', preset_code: 'sched_daily', preset_values: { run_at_time: '02:30' }, steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/gap` }] });
+    const daily = await createWorkflow({
+      name: 'Diario',
+      preset_code: 'sched_daily',
+      preset_values: { run_at_time: '09:00' },
+      steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/daily` }],
+    });
+    const gap = await createWorkflow({
+      name: 'En el hueco',
+      preset_code: 'sched_daily',
+      preset_values: { run_at_time: '02:30' },
+      steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/gap` }],
+    });
     expect(await nextRunAt(daily)).toBe('2026-03-07T14:00:00.000Z'); // 09:00 EST
     expect(await nextRunAt(gap)).toBe('2026-03-08T07:30:00.000Z'); // 02:30 does not exist on Mar 8: 03:30 EDT
 
@@ -222,7 +339,14 @@ describe('scheduled', () => {
     await Promise.all([tick(), tick()]);
     await waitFor(async () => ((await nextRunAt(daily)) === '2026-03-08T13:00:00.000Z' ? true : undefined), 10_000); // 09:00 EDT next
     const [first] = await finished(daily);
-    expect(first!.context_json.trigger).toEqual({ type: 'scheduled', entity_id: entityId, execution_date: '2026-03-07', execution_time: '09:00', timezone: 'America/New_York', day_of_week: 6 });
+    expect(first!.context_json.trigger).toEqual({
+      type: 'scheduled',
+      entity_id: entityId,
+      execution_date: '2026-03-07',
+      execution_time: '09:00',
+      timezone: 'America/New_York',
+      day_of_week: 6,
+    });
 
     clock = new Date('2026-03-08T07:30:05Z');
     await tick();
@@ -243,17 +367,26 @@ describe('scheduled', () => {
 
   it('runs a repeated fall-back hour once, keeps weekdays, and skips slots found too late', async () => {
     clock = new Date('2026-10-31T12:00:00Z'); // Saturday
-    const id = await createWorkflow({ name: 'Madrugada', preset_code: 'sched_weekdays', preset_values: { run_at_time: '01:30', timezone: 'America/New_York' }, steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/weekdays` }] });
+    const id = await createWorkflow({
+      name: 'Madrugada',
+      preset_code: 'sched_weekdays',
+      preset_values: { run_at_time: '01:30', timezone: 'America/New_York' },
+      steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/weekdays` }],
+    });
     expect(await nextRunAt(id)).toBe('2026-11-02T06:30:00.000Z'); // Monday 01:30 EST: the weekend is skipped
-    const sunday = await createWorkflow({ name: 'Domingo', preset_code: 'sched_daily', preset_values: { run_at_time: '01:30' }, steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/fallback` }] });
+    const sunday = await createWorkflow({
+      name: 'Domingo',
+      preset_code: 'sched_daily',
+      preset_values: { run_at_time: '01:30' },
+      steps: [{ key: 'hook', action: 'webhook', url: `${receiver.url}/fallback` }],
+    });
     expect(await nextRunAt(sunday)).toBe('2026-11-01T05:30:00.000Z'); // the first 01:30 (EDT) of Nov 1
     clock = new Date('2026-11-01T05:30:30Z');
     await tick();
     await waitFor(async () => ((await nextRunAt(sunday)) === '2026-11-02T06:30:00.000Z' ? true : undefined), 10_000); // the second 01:30 (EST) is not a new slot
     clock = new Date('2026-11-01T06:30:30Z');
-    await tick();
+    await tickCompleted();
     await finished(sunday);
-    await new Promise((r) => setTimeout(r, 500));
     expect(await executionsOf(sunday)).toHaveLength(1);
 
     clock = new Date('2026-11-03T12:00:00Z'); // two Monday/Tuesday slots ago: found far too late

@@ -7,7 +7,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileFilters, evaluate, FILTER_OPERATORS, negate, type FilterNode, type FilterOperator } from '../../../src/modules/workflows/filter-engine.js';
-import { fieldDefinition, FIELD_REGISTRY, TRIGGER_EVENTS, validateFilters, type FieldDefinition, type FieldType } from '../../../src/modules/workflows/field-registry.js';
+import {
+  fieldDefinition,
+  FIELD_REGISTRY,
+  TRIGGER_EVENTS,
+  validateFilters,
+  type FieldDefinition,
+  type FieldType,
+} from '../../../src/modules/workflows/field-registry.js';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 const now = () => NOW;
@@ -123,47 +130,165 @@ const ISO = '2026-03-10T11:00:00Z'; // an hour before NOW
 type Case = readonly [actual: unknown, value: unknown, holds: boolean];
 const MATRIX: Record<FieldType, Record<FilterOperator, readonly Case[]>> = {
   string: {
-    eq: [['chatapp_api', 'chatapp_api', true], ['chatapp_api', 'social_dm', false], ['', 'chatapp_api', false]],
-    neq: [['chatapp_api', 'social_dm', true], ['chatapp_api', 'chatapp_api', false]],
-    contains: [['Quiero el precio', 'precio', true], ['Quiero el precio', 'descuento', false], ['', 'precio', false]],
-    not_contains: [['Quiero el precio', 'descuento', true], ['Quiero el precio', 'precio', false]],
-    in: [['chatapp_api', ['social_dm', 'chatapp_api'], true], ['chatapp_api', ['social_dm'], false]],
-    not_in: [['chatapp_api', ['social_dm'], true], ['chatapp_api', ['social_dm', 'chatapp_api'], false]],
-    is_empty: [['', undefined, true], ['precio', undefined, false], [' ', undefined, false]],
-    is_not_empty: [['precio', undefined, true], ['', undefined, false]],
+    eq: [
+      ['chatapp_api', 'chatapp_api', true],
+      ['chatapp_api', 'social_dm', false],
+      ['', 'chatapp_api', false],
+    ],
+    neq: [
+      ['chatapp_api', 'social_dm', true],
+      ['chatapp_api', 'chatapp_api', false],
+    ],
+    contains: [
+      ['Quiero el precio', 'precio', true],
+      ['Quiero el precio', 'descuento', false],
+      ['', 'precio', false],
+    ],
+    not_contains: [
+      ['Quiero el precio', 'descuento', true],
+      ['Quiero el precio', 'precio', false],
+    ],
+    in: [
+      ['chatapp_api', ['social_dm', 'chatapp_api'], true],
+      ['chatapp_api', ['social_dm'], false],
+    ],
+    not_in: [
+      ['chatapp_api', ['social_dm'], true],
+      ['chatapp_api', ['social_dm', 'chatapp_api'], false],
+    ],
+    is_empty: [
+      ['', undefined, true],
+      ['precio', undefined, false],
+      [' ', undefined, false],
+    ],
+    is_not_empty: [
+      ['precio', undefined, true],
+      ['', undefined, false],
+    ],
     // Numeric text counts as its number (ERP amounts); other text never compares.
-    gt: [['1250.50', 1000, true], ['999', 1000, false], ['precio', 0, false]],
-    gte: [['1000', 1000, true], ['999.99', 1000, false], ['precio', 0, false]],
-    lt: [['5', 10, true], ['10', 10, false], ['precio', 1e9, false]],
-    lte: [['10', 10, true], ['11', 10, false], ['precio', 1e9, false]],
-    before: [['precio', '2030-01-01T00:00:00Z', false], ['precio', { from_now: 'P1D' }, false]],
-    after: [['precio', '2000-01-01T00:00:00Z', false], ['precio', { ago: 'P1D' }, false]],
+    gt: [
+      ['1250.50', 1000, true],
+      ['999', 1000, false],
+      ['precio', 0, false],
+    ],
+    gte: [
+      ['1000', 1000, true],
+      ['999.99', 1000, false],
+      ['precio', 0, false],
+    ],
+    lt: [
+      ['5', 10, true],
+      ['10', 10, false],
+      ['precio', 1e9, false],
+    ],
+    lte: [
+      ['10', 10, true],
+      ['11', 10, false],
+      ['precio', 1e9, false],
+    ],
+    before: [
+      ['precio', '2030-01-01T00:00:00Z', false],
+      ['precio', { from_now: 'P1D' }, false],
+    ],
+    after: [
+      ['precio', '2000-01-01T00:00:00Z', false],
+      ['precio', { ago: 'P1D' }, false],
+    ],
   },
   number: {
-    eq: [[42, 42, true], [42, 41, false], [0, 0, true], ['42', 42, true]],
-    neq: [[42, 41, true], [42, 42, false], [0, 0, false]],
-    contains: [[42, 42, false], [42, '4', false]],
-    not_contains: [[42, 42, true], [42, '4', true]],
-    in: [[42, [41, 42], true], [42, [1, 2], false], [0, [0], true]],
-    not_in: [[42, [1, 2], true], [42, [41, 42], false], [0, [0], false]],
-    is_empty: [[0, undefined, false], [42, undefined, false]], // zero is a value
-    is_not_empty: [[0, undefined, true], [42, undefined, true]],
-    gt: [[3, 2, true], [3, 3, false], [-1.5, -2, true]],
-    gte: [[3, 3, true], [2, 3, false]],
-    lt: [[2, 3, true], [3, 3, false]],
-    lte: [[3, 3, true], [4, 3, false]],
-    before: [[0, '2030-01-01T00:00:00Z', false], [Date.parse(ISO), { from_now: 'P1D' }, false]], // a number is not an instant
-    after: [[NOW, '2000-01-01T00:00:00Z', false], [NOW, { ago: 'P1D' }, false]],
+    eq: [
+      [42, 42, true],
+      [42, 41, false],
+      [0, 0, true],
+      ['42', 42, true],
+    ],
+    neq: [
+      [42, 41, true],
+      [42, 42, false],
+      [0, 0, false],
+    ],
+    contains: [
+      [42, 42, false],
+      [42, '4', false],
+    ],
+    not_contains: [
+      [42, 42, true],
+      [42, '4', true],
+    ],
+    in: [
+      [42, [41, 42], true],
+      [42, [1, 2], false],
+      [0, [0], true],
+    ],
+    not_in: [
+      [42, [1, 2], true],
+      [42, [41, 42], false],
+      [0, [0], false],
+    ],
+    is_empty: [
+      [0, undefined, false],
+      [42, undefined, false],
+    ], // zero is a value
+    is_not_empty: [
+      [0, undefined, true],
+      [42, undefined, true],
+    ],
+    gt: [
+      [3, 2, true],
+      [3, 3, false],
+      [-1.5, -2, true],
+    ],
+    gte: [
+      [3, 3, true],
+      [2, 3, false],
+    ],
+    lt: [
+      [2, 3, true],
+      [3, 3, false],
+    ],
+    lte: [
+      [3, 3, true],
+      [4, 3, false],
+    ],
+    before: [
+      [0, '2030-01-01T00:00:00Z', false],
+      [Date.parse(ISO), { from_now: 'P1D' }, false],
+    ], // a number is not an instant
+    after: [
+      [NOW, '2000-01-01T00:00:00Z', false],
+      [NOW, { ago: 'P1D' }, false],
+    ],
   },
   boolean: {
-    eq: [[true, true, true], [true, false, false], [false, false, true], [false, true, false]],
-    neq: [[true, false, true], [false, false, false]],
+    eq: [
+      [true, true, true],
+      [true, false, false],
+      [false, false, true],
+      [false, true, false],
+    ],
+    neq: [
+      [true, false, true],
+      [false, false, false],
+    ],
     contains: [[true, true, false]],
     not_contains: [[true, true, true]],
-    in: [[true, [true], true], [false, [false, true], true], [false, [true], false]],
-    not_in: [[false, [true], true], [true, [true], false]],
-    is_empty: [[false, undefined, false], [true, undefined, false]], // false is a value
-    is_not_empty: [[false, undefined, true], [true, undefined, true]],
+    in: [
+      [true, [true], true],
+      [false, [false, true], true],
+      [false, [true], false],
+    ],
+    not_in: [
+      [false, [true], true],
+      [true, [true], false],
+    ],
+    is_empty: [
+      [false, undefined, false],
+      [true, undefined, false],
+    ], // false is a value
+    is_not_empty: [
+      [false, undefined, true],
+      [true, undefined, true],
+    ],
     gt: [[true, 0, false]], // true is not the number 1
     gte: [[true, 1, false]],
     lt: [[false, 1, false]],
@@ -173,14 +298,39 @@ const MATRIX: Record<FieldType, Record<FilterOperator, readonly Case[]>> = {
   },
   date: {
     // eq, contains and in compare the text of the instant: the same instant written otherwise is not eq.
-    eq: [[ISO, ISO, true], [ISO, '2026-03-10T11:00:01Z', false], [ISO, '2026-03-10T11:00:00.000Z', false]],
-    neq: [[ISO, '2026-03-10T11:00:01Z', true], [ISO, ISO, false]],
-    contains: [[ISO, '2026-03-10', true], [ISO, '2025', false]],
-    not_contains: [[ISO, '2025', true], [ISO, '2026-03-10', false]],
-    in: [[ISO, [ISO], true], [ISO, ['2026-03-11T00:00:00Z'], false]],
-    not_in: [[ISO, ['2026-03-11T00:00:00Z'], true], [ISO, [ISO], false]],
-    is_empty: [[ISO, undefined, false], ['', undefined, true]],
-    is_not_empty: [[ISO, undefined, true], ['', undefined, false]],
+    eq: [
+      [ISO, ISO, true],
+      [ISO, '2026-03-10T11:00:01Z', false],
+      [ISO, '2026-03-10T11:00:00.000Z', false],
+    ],
+    neq: [
+      [ISO, '2026-03-10T11:00:01Z', true],
+      [ISO, ISO, false],
+    ],
+    contains: [
+      [ISO, '2026-03-10', true],
+      [ISO, '2025', false],
+    ],
+    not_contains: [
+      [ISO, '2025', true],
+      [ISO, '2026-03-10', false],
+    ],
+    in: [
+      [ISO, [ISO], true],
+      [ISO, ['2026-03-11T00:00:00Z'], false],
+    ],
+    not_in: [
+      [ISO, ['2026-03-11T00:00:00Z'], true],
+      [ISO, [ISO], false],
+    ],
+    is_empty: [
+      [ISO, undefined, false],
+      ['', undefined, true],
+    ],
+    is_not_empty: [
+      [ISO, undefined, true],
+      ['', undefined, false],
+    ],
     gt: [[ISO, 0, false]], // an instant is not a number
     gte: [[ISO, 0, false]],
     lt: [[ISO, 1e15, false]],
@@ -204,14 +354,44 @@ const MATRIX: Record<FieldType, Record<FilterOperator, readonly Case[]>> = {
     ],
   },
   'number[]': {
-    eq: [[[7, 9], [9, 7], true], [[7, 9], [9], false], [[7, 9], 7, false], [[], [], true]], // equality as sets
-    neq: [[[7, 9], [9], true], [[7, 9], [9, 7], false]],
-    contains: [[[7, 9], 7, true], [[7, 9], 8, false], [[], 7, false]],
-    not_contains: [[[7, 9], 8, true], [[7, 9], 7, false], [[], 7, true]],
-    in: [[[7, 9], [1, 9], true], [[7, 9], [1, 2], false], [[], [1], false]], // any common element
-    not_in: [[[7, 9], [1, 2], true], [[7, 9], [1, 9], false], [[], [1], true]],
-    is_empty: [[[], undefined, true], [[7], undefined, false]],
-    is_not_empty: [[[7], undefined, true], [[], undefined, false]],
+    eq: [
+      [[7, 9], [9, 7], true],
+      [[7, 9], [9], false],
+      [[7, 9], 7, false],
+      [[], [], true],
+    ], // equality as sets
+    neq: [
+      [[7, 9], [9], true],
+      [[7, 9], [9, 7], false],
+    ],
+    contains: [
+      [[7, 9], 7, true],
+      [[7, 9], 8, false],
+      [[], 7, false],
+    ],
+    not_contains: [
+      [[7, 9], 8, true],
+      [[7, 9], 7, false],
+      [[], 7, true],
+    ],
+    in: [
+      [[7, 9], [1, 9], true],
+      [[7, 9], [1, 2], false],
+      [[], [1], false],
+    ], // any common element
+    not_in: [
+      [[7, 9], [1, 2], true],
+      [[7, 9], [1, 9], false],
+      [[], [1], true],
+    ],
+    is_empty: [
+      [[], undefined, true],
+      [[7], undefined, false],
+    ],
+    is_not_empty: [
+      [[7], undefined, true],
+      [[], undefined, false],
+    ],
     gt: [[[7, 9], 1, false]],
     gte: [[[7], 7, false]],
     lt: [[[7], 8, false]],
@@ -256,7 +436,14 @@ const matrixRows = FIELD_TYPES.flatMap((type) =>
     const cell = MATRIX[type][operator];
     const value = cell[0]![1];
     const cases: Case[] = [...cell, [null, value, ABSENT[operator]], [MISSING, value, ABSENT[operator]]];
-    return cases.map(([actual, v, holds]) => ({ type, operator, actual, value: v, holds, title: `a ${type} field holding ${show(actual)}: ${operator}${v === undefined ? '' : ` ${show(v)}`} ${holds ? 'holds' : 'does not hold'}` }));
+    return cases.map(([actual, v, holds]) => ({
+      type,
+      operator,
+      actual,
+      value: v,
+      holds,
+      title: `a ${type} field holding ${show(actual)}: ${operator}${v === undefined ? '' : ` ${show(v)}`} ${holds ? 'holds' : 'does not hold'}`,
+    }));
   }),
 );
 const holdsOn = (actual: unknown, operator: FilterOperator, value: unknown) =>
@@ -290,22 +477,68 @@ describe('field registry', () => {
   const errorsOf = (event: Parameters<typeof validateFilters>[0]['event'], filters: unknown) => validateFilters({ event }, filters, '/body/filters');
 
   it('accepts SPEC’s presets and our additions', () => {
-    expect(errorsOf('message.inbound', [{ field: 'trigger.assignment_status', operator: 'eq', value: 'unassigned' }, { any: [{ field: 'trigger.message_text', operator: 'contains', value: 'precio' }, { field: 'trigger.occurred_at', operator: 'after', value: { ago: 'PT1H' } }] }])).toEqual([]);
-    expect(errorsOf('scheduled', [{ field: 'run_at_time', operator: 'eq', value: '09:30' }, { field: 'timezone', operator: 'eq', value: 'America/Guatemala' }, { field: 'active_days', operator: 'in', value: [1, 2, 3] }])).toEqual([]);
+    expect(
+      errorsOf('message.inbound', [
+        { field: 'trigger.assignment_status', operator: 'eq', value: 'unassigned' },
+        {
+          any: [
+            { field: 'trigger.message_text', operator: 'contains', value: 'precio' },
+            { field: 'trigger.occurred_at', operator: 'after', value: { ago: 'PT1H' } },
+          ],
+        },
+      ]),
+    ).toEqual([]);
+    expect(
+      errorsOf('scheduled', [
+        { field: 'run_at_time', operator: 'eq', value: '09:30' },
+        { field: 'timezone', operator: 'eq', value: 'America/Guatemala' },
+        { field: 'active_days', operator: 'in', value: [1, 2, 3] },
+      ]),
+    ).toEqual([]);
   });
 
   it.each([
     ['an unknown field', 'message.inbound', [{ field: 'trigger.nope', operator: 'eq', value: 1 }], '/body/filters/0', 'is not a field of message.inbound'],
-    ['an operator the field does not allow', 'message.inbound', [{ field: 'trigger.message_text', operator: 'eq', value: 'x' }], '/body/filters/0', 'allows contains, not_contains'],
+    [
+      'an operator the field does not allow',
+      'message.inbound',
+      [{ field: 'trigger.message_text', operator: 'eq', value: 'x' }],
+      '/body/filters/0',
+      'allows contains, not_contains',
+    ],
     ['a value of the wrong type', 'message.inbound', [{ field: 'trigger.is_first_message', operator: 'eq', value: 'yes' }], '/body/filters/0', 'true or false'],
-    ['a value outside the enumeration', 'message.inbound', [{ field: 'trigger.channel_type_code', operator: 'in', value: ['fax'] }], '/body/filters/0', 'one of chatapp_api'],
-    ['a filter inside a group', 'message.inbound', [{ any: [{ field: 'trigger.sender_name', operator: 'gt', value: 3 }] }], '/body/filters/0/any/0', 'allows contains'],
+    [
+      'a value outside the enumeration',
+      'message.inbound',
+      [{ field: 'trigger.channel_type_code', operator: 'in', value: ['fax'] }],
+      '/body/filters/0',
+      'one of chatapp_api',
+    ],
+    [
+      'a filter inside a group',
+      'message.inbound',
+      [{ any: [{ field: 'trigger.sender_name', operator: 'gt', value: 3 }] }],
+      '/body/filters/0/any/0',
+      'allows contains',
+    ],
     ['an empty group', 'message.inbound', [{ any: [] }], '/body/filters/0', 'non-empty array'],
-    ['a filter on a manual trigger', 'manual', [{ field: 'trigger.contact_id', operator: 'eq', value: 1 }], '/body/filters/0', 'manual workflows have no filters'],
+    [
+      'a filter on a manual trigger',
+      'manual',
+      [{ field: 'trigger.contact_id', operator: 'eq', value: 1 }],
+      '/body/filters/0',
+      'manual workflows have no filters',
+    ],
     ['a time that is not HH:mm', 'scheduled', [{ field: 'run_at_time', operator: 'eq', value: '9am' }], '/body/filters/0', 'HH:mm'],
     ['an unknown time zone', 'scheduled', [{ field: 'timezone', operator: 'eq', value: 'Mars/Olympus' }], '/body/filters/0', 'IANA'],
     ['a day outside 1-7', 'scheduled', [{ field: 'active_days', operator: 'in', value: [0] }], '/body/filters/0', 'one of 1, 2'],
-    ['a bad relative date', 'message.inbound', [{ field: 'trigger.occurred_at', operator: 'before', value: { ago: 'three days' } }], '/body/filters/0', 'ISO 8601'],
+    [
+      'a bad relative date',
+      'message.inbound',
+      [{ field: 'trigger.occurred_at', operator: 'before', value: { ago: 'three days' } }],
+      '/body/filters/0',
+      'ISO 8601',
+    ],
     ['a value on is_empty', 'message.inbound', [{ field: 'trigger.message_text', operator: 'is_empty', value: 'x' }], '/body/filters/0', 'takes no value'],
     ['a missing value', 'message.inbound', [{ field: 'trigger.message_text', operator: 'contains' }], '/body/filters/0', 'needs a value'],
   ] as const)('refuses %s, naming the filter', (_name, event, filters, at, message) => {
@@ -319,13 +552,18 @@ describe('field registry', () => {
   function sampleValue(def: FieldDefinition, operator: FilterOperator): unknown {
     if (operator === 'is_empty' || operator === 'is_not_empty') return undefined;
     if (operator === 'before' || operator === 'after') return { ago: 'P3D' };
-    const scalar = def.values?.[0] ?? { run_at_time: '09:30', timezone: 'America/Guatemala' }[def.field] ?? { string: 'precio', number: 7, boolean: true, date: ISO, 'number[]': 7 }[def.type];
+    const scalar =
+      def.values?.[0] ??
+      { run_at_time: '09:30', timezone: 'America/Guatemala' }[def.field] ??
+      { string: 'precio', number: 7, boolean: true, date: ISO, 'number[]': 7 }[def.type];
     if (operator === 'in' || operator === 'not_in') return [scalar];
     if (def.type === 'number[]' && operator !== 'contains' && operator !== 'not_contains') return [scalar];
     return scalar;
   }
   const stepKeys = new Set(['greet']);
-  const everyField = TRIGGER_EVENTS.flatMap((event) => [...FIELD_REGISTRY[event], fieldDefinition({ event, stepKeys }, 'workflow.step_visits.greet')!].map((def) => ({ event, def })));
+  const everyField = TRIGGER_EVENTS.flatMap((event) =>
+    [...FIELD_REGISTRY[event], fieldDefinition({ event, stepKeys }, 'workflow.step_visits.greet')!].map((def) => ({ event, def })),
+  );
   const filterOf = (def: FieldDefinition, operator: FilterOperator) => {
     const value = sampleValue(def, operator);
     return { field: def.field, operator, ...(value === undefined ? {} : { value }) };
@@ -346,7 +584,9 @@ describe('field registry', () => {
     for (const { event, def } of everyField) {
       for (const op of def.operators) {
         const filters = [filterOf(def, op)];
-        if (!def.field.startsWith('workflow.')) expect(validateFilters({ event }, filters, '/body/filters'), `${event} ${def.field} ${op}`).toEqual([]);
+        // Workflow fields and the fields a registry marks conditions-only are refused as trigger filters.
+        if (!def.field.startsWith('workflow.') && def.conditionsOnly !== true)
+          expect(validateFilters({ event }, filters, '/body/filters'), `${event} ${def.field} ${op}`).toEqual([]);
         expect(validateFilters({ event, stepKeys }, filters, '/body/steps/0/filters'), `condition ${event} ${def.field} ${op}`).toEqual([]);
       }
     }
@@ -357,7 +597,9 @@ describe('field registry', () => {
     for (const { event, def } of everyField) {
       for (const op of FILTER_OPERATORS.filter((o) => !def.operators.includes(o))) {
         const errors = validateFilters({ event, stepKeys }, [{ all: [filterOf(def, op)] }], '/body/steps/0/filters');
-        expect(errors, `${event} ${def.field} ${op}`).toEqual([{ field: '/body/steps/0/filters/0/all/0', message: `${def.field} allows ${def.operators.join(', ')}, not ${op}` }]);
+        expect(errors, `${event} ${def.field} ${op}`).toEqual([
+          { field: '/body/steps/0/filters/0/all/0', message: `${def.field} allows ${def.operators.join(', ')}, not ${op}` },
+        ]);
         refused++;
       }
     }
@@ -376,7 +618,12 @@ describe('field registry', () => {
     ['null on a boolean field', 'message.inbound', { field: 'trigger.is_first_message', operator: 'eq', value: null }, 'true or false'],
     ['an epoch number on a date field', 'message.inbound', { field: 'trigger.occurred_at', operator: 'after', value: 1_760_000_000_000 }, 'ISO 8601'],
     ['text that is not a date', 'message.inbound', { field: 'trigger.occurred_at', operator: 'before', value: 'ayer' }, 'ISO 8601'],
-    ['text as the element of a number list', 'message.inbound', { field: 'trigger.assigned_employee_ids', operator: 'contains', value: '7' }, 'must be a number'],
+    [
+      'text as the element of a number list',
+      'message.inbound',
+      { field: 'trigger.assigned_employee_ids', operator: 'contains', value: '7' },
+      'must be a number',
+    ],
     ['a missing value', 'quote.approved', { field: 'trigger.total', operator: 'lte' }, 'needs a value'],
     ['a value on is_not_empty', 'order.created', { field: 'trigger.quote_id', operator: 'is_not_empty', value: 3 }, 'takes no value'],
   ] as const)('refuses %s as a value', (_name, event, filter, message) => {
@@ -394,24 +641,56 @@ describe('field registry', () => {
 
 describe('algebra (property tests)', () => {
   // Contexts where every field holds a value of its type, so every operator has an exact complement.
-  const arbContext = fc.record({ n: fc.integer({ min: -5, max: 5 }), s: fc.constantFrom('', 'a', 'ab', 'b', 'Ab'), tags: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }) }).map((trigger) => ({ trigger }));
+  const arbContext = fc
+    .record({
+      n: fc.integer({ min: -5, max: 5 }),
+      s: fc.constantFrom('', 'a', 'ab', 'b', 'Ab'),
+      tags: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
+    })
+    .map((trigger) => ({ trigger }));
   const arbFilter: fc.Arbitrary<FilterNode> = fc.oneof(
-    fc.record({ field: fc.constant('trigger.n'), operator: fc.constantFrom<FilterOperator>('eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in'), value: fc.integer({ min: -5, max: 5 }) }).map((f) =>
-      f.operator === 'in' || f.operator === 'not_in' ? { ...f, value: [f.value, f.value + 1] } : f,
-    ),
-    fc.record({ field: fc.constant('trigger.s'), operator: fc.constantFrom<FilterOperator>('eq', 'neq', 'contains', 'not_contains', 'is_empty', 'is_not_empty'), value: fc.constantFrom('a', 'b', 'ab') }).map((f) =>
-      f.operator === 'is_empty' || f.operator === 'is_not_empty' ? { field: f.field, operator: f.operator } : f,
-    ),
-    fc.record({ field: fc.constant('trigger.tags'), operator: fc.constantFrom<FilterOperator>('contains', 'not_contains', 'in', 'not_in', 'is_empty', 'is_not_empty'), value: fc.integer({ min: 0, max: 3 }) }).map((f) =>
-      f.operator === 'in' || f.operator === 'not_in' ? { ...f, value: [f.value] } : f.operator === 'is_empty' || f.operator === 'is_not_empty' ? { field: f.field, operator: f.operator } : f,
-    ),
+    fc
+      .record({
+        field: fc.constant('trigger.n'),
+        operator: fc.constantFrom<FilterOperator>('eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in'),
+        value: fc.integer({ min: -5, max: 5 }),
+      })
+      .map((f) => (f.operator === 'in' || f.operator === 'not_in' ? { ...f, value: [f.value, f.value + 1] } : f)),
+    fc
+      .record({
+        field: fc.constant('trigger.s'),
+        operator: fc.constantFrom<FilterOperator>('eq', 'neq', 'contains', 'not_contains', 'is_empty', 'is_not_empty'),
+        value: fc.constantFrom('a', 'b', 'ab'),
+      })
+      .map((f) => (f.operator === 'is_empty' || f.operator === 'is_not_empty' ? { field: f.field, operator: f.operator } : f)),
+    fc
+      .record({
+        field: fc.constant('trigger.tags'),
+        operator: fc.constantFrom<FilterOperator>('contains', 'not_contains', 'in', 'not_in', 'is_empty', 'is_not_empty'),
+        value: fc.integer({ min: 0, max: 3 }),
+      })
+      .map((f) =>
+        f.operator === 'in' || f.operator === 'not_in'
+          ? { ...f, value: [f.value] }
+          : f.operator === 'is_empty' || f.operator === 'is_not_empty'
+            ? { field: f.field, operator: f.operator }
+            : f,
+      ),
   );
   const arbTree: fc.Arbitrary<FilterNode> = fc.letrec<{ node: FilterNode }>((tie) => ({
-    node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, arbFilter, fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((any) => ({ any })), fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((all) => ({ all }))),
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      arbFilter,
+      fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((any) => ({ any })),
+      fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((all) => ({ all })),
+    ),
   })).node;
 
   it('negate is the complement (De Morgan over groups, operator complements)', () => {
-    fc.assert(fc.property(arbContext, arbTree, (c, node) => evaluate(c, [negate(node)]) === !evaluate(c, [node])), { numRuns: 2000 });
+    fc.assert(
+      fc.property(arbContext, arbTree, (c, node) => evaluate(c, [negate(node)]) === !evaluate(c, [node])),
+      { numRuns: 2000 },
+    );
   });
 
   it('in / not_in and is_empty / is_not_empty are complements on any value, missing ones included', () => {
@@ -433,7 +712,11 @@ describe('algebra (property tests)', () => {
     fc.assert(
       fc.property(arbContext, fc.array(arbFilter, { minLength: 1, maxLength: 4 }), (c, items) => {
         const each = items.map((f) => evaluate(c, [f]));
-        return evaluate(c, [{ any: items }]) === each.some(Boolean) && evaluate(c, [{ all: items }]) === each.every(Boolean) && evaluate(c, items) === each.every(Boolean);
+        return (
+          evaluate(c, [{ any: items }]) === each.some(Boolean) &&
+          evaluate(c, [{ all: items }]) === each.every(Boolean) &&
+          evaluate(c, items) === each.every(Boolean)
+        );
       }),
       { numRuns: 1000 },
     );

@@ -37,19 +37,39 @@ describe('presets and registry', () => {
     const res = await call('GET', '/api/workflows/trigger-presets', undefined, viewer);
     expect(res.statusCode).toBe(200);
     const cards = res.json().data as Row[];
-    expect(cards.map((c) => c.code)).toEqual(expect.arrayContaining(['msg_unassigned', 'msg_assigned', 'msg_first', 'msg_any', 'msg_keyword', 'sched_daily', 'sched_weekdays', 'manual']));
-    expect(cards.find((c) => c.code === 'msg_keyword')).toMatchObject({ event: 'message.inbound', category: 'Mensajeria', filters: [{ field: 'trigger.message_text', operator: 'contains' }], inputs: [{ name: 'keyword', required: true }] });
-    expect(cards.find((c) => c.code === 'sched_weekdays')).toMatchObject({ event: 'scheduled', category: 'Tiempo', filters: [{ field: 'active_days', operator: 'in', value: [1, 2, 3, 4, 5] }] });
+    expect(cards.map((c) => c.code)).toEqual(
+      expect.arrayContaining(['msg_unassigned', 'msg_assigned', 'msg_first', 'msg_any', 'msg_keyword', 'sched_daily', 'sched_weekdays', 'manual']),
+    );
+    expect(cards.find((c) => c.code === 'msg_keyword')).toMatchObject({
+      event: 'message.inbound',
+      category: 'Mensajeria',
+      filters: [{ field: 'trigger.message_text', operator: 'contains' }],
+      inputs: [{ name: 'keyword', required: true }],
+    });
+    expect(cards.find((c) => c.code === 'sched_weekdays')).toMatchObject({
+      event: 'scheduled',
+      category: 'Tiempo',
+      filters: [{ field: 'active_days', operator: 'in', value: [1, 2, 3, 4, 5] }],
+    });
     expect(cards.find((c) => c.code === 'crm_lead_created')).toMatchObject({ category: 'CRM', available: true });
     expect(cards.find((c) => c.code === 'crm_quote_approved')).toMatchObject({ event: 'quote.approved', available: true });
+    expect(cards.find((c) => c.code === 'conv_resolved')).toMatchObject({ event: 'conversation.resolved', available: true, filters: [] });
+    expect(cards.find((c) => c.code === 'conv_reopened')).toMatchObject({ event: 'conversation.reopened', available: true, filters: [] });
   });
 
   it('serves the field registry with types, operators and values', async () => {
     const res = await call('GET', '/api/workflows/trigger-fields', undefined, viewer);
     const inbound = (res.json().data as Row[]).find((e) => e.event === 'message.inbound')!;
     expect(inbound.status).toBe('mvp');
-    expect(inbound.fields.find((f: Row) => f.field === 'trigger.channel_type_code')).toMatchObject({ type: 'string', operators: ['eq', 'neq', 'in', 'not_in'], values: ['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm'] });
-    expect((res.json().data as Row[]).find((e) => e.event === 'manual')!.fields).toEqual([]);
+    expect(inbound.fields.find((f: Row) => f.field === 'trigger.channel_type_code')).toMatchObject({
+      type: 'string',
+      operators: ['eq', 'neq', 'in', 'not_in'],
+      values: ['chatapp_api', 'chatapp_business', 'social_messenger', 'social_dm'],
+    });
+    // Manual takes no trigger filters: its fields serve condition steps only.
+    expect(((res.json().data as Row[]).find((e) => e.event === 'manual')!.fields as Row[]).every((f) => f.conditionsOnly === true)).toBe(true);
+    const reopened = (res.json().data as Row[]).find((e) => e.event === 'conversation.reopened')!;
+    expect(reopened.fields.find((f: Row) => f.field === 'trigger.via')).toMatchObject({ values: ['manual', 'inbound_message'] });
   });
 });
 
@@ -60,20 +80,37 @@ describe('creating and changing', () => {
     expect(res.json()).toMatchObject({
       enabled: true,
       version: 1,
-      trigger: { trigger_type: 'message.inbound', preset_code: 'msg_keyword', filters: [{ field: 'trigger.message_text', operator: 'contains', value: 'precio' }] },
+      trigger: {
+        trigger_type: 'message.inbound',
+        preset_code: 'msg_keyword',
+        filters: [{ field: 'trigger.message_text', operator: 'contains', value: 'precio' }],
+      },
       steps: reply,
     });
   });
 
   it('takes an explicit trigger with OR groups and date filters', async () => {
-    const filters = [{ field: 'trigger.assignment_status', operator: 'eq', value: 'unassigned' }, { any: [{ field: 'trigger.is_first_message', operator: 'eq', value: true }, { field: 'trigger.occurred_at', operator: 'after', value: { ago: 'PT1H' } }] }];
+    const filters = [
+      { field: 'trigger.assignment_status', operator: 'eq', value: 'unassigned' },
+      {
+        any: [
+          { field: 'trigger.is_first_message', operator: 'eq', value: true },
+          { field: 'trigger.occurred_at', operator: 'after', value: { ago: 'PT1H' } },
+        ],
+      },
+    ];
     const res = await create({ name: 'Custom', trigger_type: 'message.inbound', filters, steps: reply });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().trigger).toMatchObject({ preset_code: null, filters });
   });
 
   it('computes the next slot of a scheduled workflow', async () => {
-    const res = await create({ name: 'Daily', preset_code: 'sched_daily', preset_values: { run_at_time: '08:00', timezone: 'America/Guatemala' }, steps: [{ key: 'call', action: 'webhook', url: 'https://example.com/hook' }] });
+    const res = await create({
+      name: 'Daily',
+      preset_code: 'sched_daily',
+      preset_values: { run_at_time: '08:00', timezone: 'America/Guatemala' },
+      steps: [{ key: 'call', action: 'webhook', url: 'https://example.com/hook' }],
+    });
     expect(res.statusCode, res.body).toBe(201);
     const next = new Date(res.json().trigger.next_run_at as string);
     expect(next.getUTCHours()).toBe(14); // 08:00 in Guatemala (UTC-6, no daylight saving)
@@ -85,17 +122,53 @@ describe('creating and changing', () => {
     ['an unknown preset', { preset_code: 'msg_nope', steps: reply }, '/body/preset_code'],
     ['a keyword card without its keyword', { preset_code: 'msg_keyword', steps: reply }, '/body/preset_values/keyword'],
     ['neither preset nor trigger type', { steps: reply }, '/body/trigger_type'],
-    ['a filter on an unknown field', { trigger_type: 'message.inbound', filters: [{ field: 'trigger.nope', operator: 'eq', value: 1 }], steps: reply }, '/body/filters/0'],
-    ['an operator the field does not allow', { preset_code: 'msg_any', filters: [{ field: 'trigger.assignment_status', operator: 'neq', value: 'assigned' }], steps: reply }, '/body/filters/0'],
-    ['a wrongly typed value deep in a group', { trigger_type: 'message.inbound', filters: [{ any: [{ field: 'trigger.is_first_message', operator: 'eq', value: 'true' }] }], steps: reply }, '/body/filters/0/any/0'],
+    [
+      'a filter on an unknown field',
+      { trigger_type: 'message.inbound', filters: [{ field: 'trigger.nope', operator: 'eq', value: 1 }], steps: reply },
+      '/body/filters/0',
+    ],
+    [
+      'an operator the field does not allow',
+      { preset_code: 'msg_any', filters: [{ field: 'trigger.assignment_status', operator: 'neq', value: 'assigned' }], steps: reply },
+      '/body/filters/0',
+    ],
+    [
+      'a wrongly typed value deep in a group',
+      { trigger_type: 'message.inbound', filters: [{ any: [{ field: 'trigger.is_first_message', operator: 'eq', value: 'true' }] }], steps: reply },
+      '/body/filters/0/any/0',
+    ],
     ['a step pointing nowhere', { preset_code: 'msg_any', steps: [{ key: 'a', action: 'send_text', text: 'x', next: 'missing' }] }, '/body/steps/0/next'],
     ['a repeated step key', { preset_code: 'msg_any', steps: [reply[0], reply[0]] }, '/body/steps/1/key'],
-    ['a condition on an unknown step’s visits', { preset_code: 'msg_any', steps: [{ key: 'c', action: 'condition', filters: [{ field: 'workflow.step_visits.zz', operator: 'gt', value: 1 }] }] }, '/body/steps/0/filters/0'],
+    [
+      'a condition on an unknown step’s visits',
+      { preset_code: 'msg_any', steps: [{ key: 'c', action: 'condition', filters: [{ field: 'workflow.step_visits.zz', operator: 'gt', value: 1 }] }] },
+      '/body/steps/0/filters/0',
+    ],
     ['a send on a scheduled workflow', { preset_code: 'sched_daily', preset_values: { run_at_time: '08:00' }, steps: reply }, '/body/steps/0/action'],
     ['a plain-http webhook', { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'http://example.com/x' }] }, '/body/steps/0/url'],
     ['a loopback webhook', { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'https://127.0.0.1/x' }] }, '/body/steps/0/url'],
     ['a private webhook', { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'https://10.1.2.3/x' }] }, '/body/steps/0/url'],
-    ['an assignment to both an employee and a queue', { preset_code: 'msg_any', steps: [{ key: 'a', action: 'assign_conversation', employee_id: 1, queue_id: 2 }] }, '/body/steps/0'],
+    [
+      'an IPv4-compatible loopback webhook',
+      { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'https://[::7f00:1]/x' }] },
+      '/body/steps/0/url',
+    ],
+    [
+      'an IPv4-mapped loopback webhook',
+      { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'https://[::ffff:127.0.0.1]/x' }] },
+      '/body/steps/0/url',
+    ],
+    ['a NAT64 private webhook', { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'https://[64:ff9b::a01:203]/x' }] }, '/body/steps/0/url'],
+    [
+      'a metadata-address webhook',
+      { preset_code: 'manual', steps: [{ key: 'w', action: 'webhook', url: 'https://169.254.169.254/latest' }] },
+      '/body/steps/0/url',
+    ],
+    [
+      'an assignment to both an employee and a queue',
+      { preset_code: 'msg_any', steps: [{ key: 'a', action: 'assign_conversation', employee_id: 1, queue_id: 2 }] },
+      '/body/steps/0',
+    ],
   ])('answers 400 for %s, naming it', async (_name, body, field) => {
     const res = await create({ name: 'Bad', ...body });
     expect(res.statusCode, res.body).toBe(400);
@@ -114,8 +187,15 @@ describe('creating and changing', () => {
     ['after on a text field', { field: 'trigger.message_text', operator: 'after', value: { ago: 'P1D' } }],
   ])('refuses to save %s, in the trigger and in a condition', async (_name, filter) => {
     const inTrigger = await create({ name: 'Bad type', trigger_type: 'message.inbound', filters: [filter], steps: reply });
-    const inCondition = await create({ name: 'Bad type', preset_code: 'msg_any', steps: [{ key: 'check', action: 'condition', filters: [{ any: [filter] }] }, ...reply] });
-    for (const [res, at] of [[inTrigger, '/body/filters/0'], [inCondition, '/body/steps/0/filters/0/any/0']] as const) {
+    const inCondition = await create({
+      name: 'Bad type',
+      preset_code: 'msg_any',
+      steps: [{ key: 'check', action: 'condition', filters: [{ any: [filter] }] }, ...reply],
+    });
+    for (const [res, at] of [
+      [inTrigger, '/body/filters/0'],
+      [inCondition, '/body/steps/0/filters/0/any/0'],
+    ] as const) {
       expect(res.statusCode, res.body).toBe(400);
       expect(res.headers['content-type']).toContain('application/problem+json');
       expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: at, message: expect.stringContaining(`not ${filter.operator}`) }] });
@@ -166,7 +246,12 @@ describe('dry run', () => {
       ],
     };
     const id = (await create(body)).json().id as number;
-    const first = await call('POST', `/api/workflows/${id}/dry-run`, { context: { trigger: { message_text: 'El PRECIO?', is_first_message: true, sender_name: 'Ana' } } }, viewer);
+    const first = await call(
+      'POST',
+      `/api/workflows/${id}/dry-run`,
+      { context: { trigger: { message_text: 'El PRECIO?', is_first_message: true, sender_name: 'Ana' } } },
+      viewer,
+    );
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({
       matched: true,
@@ -175,9 +260,37 @@ describe('dry run', () => {
         { step_key: 'welcome', action: 'send_text', would: { send: { kind: 'text', body: 'Bienvenida, Ana' }, conversation: null } },
       ],
     });
-    const other = (await call('POST', `/api/workflows/${id}/dry-run`, { context: { trigger: { message_text: 'hola', is_first_message: false } } }, viewer)).json();
+    const other = (
+      await call('POST', `/api/workflows/${id}/dry-run`, { context: { trigger: { message_text: 'hola', is_first_message: false } } }, viewer)
+    ).json();
     expect(other.matched).toBe(false);
     expect((other.steps as Row[]).map((s) => s.step_key)).toEqual(['check', 'again']);
+  });
+});
+
+describe('webhook step headers', () => {
+  it('show their values only to those who may edit the workflow; viewers see the names', async () => {
+    const steps = [
+      { key: 'w', action: 'webhook', url: 'https://hooks.example.com/x', headers: { Authorization: 'Bearer very-secret-123', 'X-Tenant': 'acme' } },
+    ];
+    const id = (await create({ name: 'With secrets', preset_code: 'manual', steps })).json().id as number;
+    for (const url of [`/api/workflows/${id}`, '/api/workflows', `/api/workflows/${id}/versions`]) {
+      const seen = await call('GET', url, undefined, viewer);
+      expect(seen.statusCode, url).toBe(200);
+      expect(seen.body, url).not.toContain('very-secret-123');
+      expect(seen.body, url).toContain('"Authorization":"[hidden]"');
+    }
+    const managed = await call('GET', `/api/workflows/${id}`);
+    expect(managed.json().steps[0].headers).toEqual({ Authorization: 'Bearer very-secret-123', 'X-Tenant': 'acme' });
+  });
+});
+
+describe('manual execution', () => {
+  it('runs with no body at all, the body being optional', async () => {
+    const id = (await create({ name: 'Sin cuerpo', preset_code: 'manual', steps: reply })).json().id as number;
+    const res = await t.app.inject({ method: 'POST', url: `/api/workflows/${id}/execute`, headers: bearer(manager) });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ status: expect.any(String) });
   });
 });
 
@@ -185,9 +298,13 @@ describe('webhook addresses at run time', () => {
   it('refuses a name that resolves to a private or loopback address', async (ctx) => {
     const local = hostname();
     if (!(await lookup(local).catch(() => undefined))) return ctx.skip(); // this machine's own name does not resolve
-    const id = (await create({ name: 'Interna', preset_code: 'manual', steps: [{ key: 'notify', action: 'webhook', url: `https://${local}:9/x` }] })).json().id as number;
+    const id = (await create({ name: 'Interna', preset_code: 'manual', steps: [{ key: 'notify', action: 'webhook', url: `https://${local}:9/x` }] })).json()
+      .id as number;
     expect((await call('POST', `/api/workflows/${id}/execute`, {})).statusCode).toBe(202);
-    const run = await waitFor(async () => ((await call('GET', `/api/workflows/${id}/executions`)).json().data as Row[]).find((r) => r.status !== 'running'), 15_000);
+    const run = await waitFor(
+      async () => ((await call('GET', `/api/workflows/${id}/executions`)).json().data as Row[]).find((r) => r.status !== 'running'),
+      15_000,
+    );
     expect(run).toMatchObject({ status: 'failed', error: { step_key: 'notify', code: 'address_not_allowed', retryable: false } });
   });
 });

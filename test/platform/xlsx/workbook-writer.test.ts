@@ -55,7 +55,11 @@ describe('BackpressuredWorkbookWriter', () => {
     const out = new PassThrough({ highWaterMark: 16 * 1024 }); // the same on every Node (22 raised the default to 64 KiB)
     const workbook = new BackpressuredWorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
     const sheet = workbook.addWorksheet('Leads');
-    sheet.columns = [{ header: 'Id', key: 'id' }, { header: 'Name', key: 'name' }, { header: 'Group', key: 'group' }];
+    sheet.columns = [
+      { header: 'Id', key: 'id' },
+      { header: 'Name', key: 'name' },
+      { header: 'Group', key: 'group' },
+    ];
     addRows(sheet, 0, ROWS / 2);
     const waiting = workbook.drained(out);
     expect(await settlesWithin(waiting, 300)).toBe(false);

@@ -1,0 +1,104 @@
+/**
+ * The inbox of a busy entity (issue 30): 100,000 conversations (statuses open 40%, pending 20%, snoozed 10%,
+ * resolved 30%; 50 agents, a fifth unassigned; 1,000 contacts) written with set-based SQL, then the inbox
+ * list with its filters and the tab counts at 20 connections, each against the auth-only baseline. On
+ * PostgreSQL (DATABASE_URL) in its own throw-away database, otherwise on the embedded one.
+ * `npm run bench -- conversations`; BENCH_CONVERSATIONS sets the number of conversations.
+ * No absolute latency target (issue 30's targets compare a restricted agent's view with this unrestricted
+ * one); checked: every call answers 200. At 20 connections latency is mostly queueing (connections ÷
+ * throughput); the req/s column is the cost.
+ */
+import { sql } from 'drizzle-orm';
+import { availableParallelism, loadavg } from 'node:os';
+import { createDirectoryService, createIdentityService } from '../src/modules/identity/index.js';
+import { claimsFor } from '../src/modules/auth/auth.service.js';
+import { createAuthenticator } from '../src/platform/auth/authenticator.js';
+import { createTokenService } from '../src/platform/auth/jwt.js';
+import { BENCH_SECRETS, measure, startServer, table, type BenchSection, type Measurement } from './lib.js';
+
+const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
+const AGENTS = 50;
+
+export async function run(): Promise<BenchSection> {
+  const server = await startServer();
+  try {
+    const started = performance.now();
+    const db = server.database.db;
+    const dir = createDirectoryService(db);
+    const entity = await dir.ensureEntity({ name: 'Bench Inbox' });
+    const e = entity.id;
+    const user = await dir.upsertUser({ email: `bench-inbox-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
+    const me = await dir.ensureEmployee({ userId: user.id, entityId: e, name: 'Bench Agent' });
+    const agents = [me.id];
+    for (let i = 1; i < AGENTS; i++) {
+      const u = await dir.upsertUser({ email: `bench-inbox-${Date.now()}-${i}@example.com`, name: `Agent ${i}`, password: 'bench-password' });
+      agents.push((await dir.ensureEmployee({ userId: u.id, entityId: e, name: `Agent ${i}` })).id);
+    }
+    await db.execute(sql`insert into crm_group (entity_id, name) select ${e}, 'Group ' || g from generate_series(1, 1000) g`);
+    await db.execute(sql`insert into lead (entity_id, group_id, name) select ${e}, id, 'Lead of ' || name from crm_group where entity_id = ${e}`);
+    await db.execute(
+      sql`insert into contact (entity_id, group_id, lead_id, name) select entity_id, group_id, id, 'Contact ' || id from lead where entity_id = ${e}`,
+    );
+    await db.execute(sql`insert into entity_channel_account (entity_id, channel_type_code, external_account_id, display_name)
+      values (${e}, 'chatapp_api', ${`bench-inbox-${Date.now()}`}, 'Bench')`);
+    const agentArray = `{${agents.join(',')}}`;
+    await db.execute(sql`
+      with c as (select row_number() over (order by id) as n, id, group_id, lead_id from contact where entity_id = ${e})
+      insert into conversation (entity_id, entity_channel_account_id, channel_type_code, external_chat_id, contact_id, lead_id, group_id,
+                                sender_name, assignment_status, assigned_employee_id, assigned_at, last_message_preview, last_message_at,
+                                last_inbound_at, unread_count, status, status_changed_at, snoozed_until)
+      select ${e}, (select id from entity_channel_account where entity_id = ${e}), 'chatapp_api', (50200000000 + i)::text, c.id, c.lead_id, c.group_id,
+             'Cliente ' || i, case when i % 5 = 0 then 'unassigned' else 'assigned' end,
+             case when i % 5 = 0 then null else (${agentArray}::int[])[1 + i % ${AGENTS}] end, case when i % 5 = 0 then null else now() end,
+             case when i % 97 = 0 then 'precio del producto ' || i else 'mensaje ' || i end, now() - (i || ' seconds')::interval,
+             now() - (i || ' seconds')::interval, i % 3,
+             (array['open','open','open','open','pending','pending','snoozed','resolved','resolved','resolved'])[1 + i % 10],
+             now(), case when i % 10 = 6 then now() + interval '1 day' end
+        from generate_series(1, ${CONVERSATIONS}) i join c on c.n = 1 + i % 1000`);
+    if (server.kind === 'postgres') await db.execute(sql`vacuum analyze`);
+    const seedSeconds = (performance.now() - started) / 1000;
+
+    const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
+    const principal = await createAuthenticator({ loadPrincipal: createIdentityService({ database: server.database }).loadPrincipal, tokens }).principalFor(
+      user.id,
+      e,
+      'web',
+    );
+    if (!principal) throw new Error('bench member has no principal');
+    const headers = { authorization: `Bearer ${(await tokens.sign(claimsFor(principal))).token}` };
+    const runs = [
+      { title: 'GET /interactions/channels (auth-only baseline)', path: '/interactions/channels' },
+      { title: 'list, all', path: '/interactions/conversations?limit=25' },
+      { title: 'list, status=open', path: '/interactions/conversations?limit=25&status=open' },
+      { title: 'list, assignee=me, status=open|pending', path: '/interactions/conversations?limit=25&assignee=me&status=open&status=pending' },
+      { title: 'list, assignee=none', path: '/interactions/conversations?limit=25&assignee=none' },
+      { title: 'list, q=precio', path: '/interactions/conversations?limit=25&q=precio' },
+      { title: 'list, q=precio, status=resolved', path: '/interactions/conversations?limit=25&q=precio&status=resolved' },
+      { title: 'counts', path: '/interactions/conversations/counts' },
+      { title: 'counts, q=precio', path: '/interactions/conversations/counts?q=precio' },
+    ];
+    const measured: Measurement[] = [];
+    for (const r of runs) measured.push(await measure({ title: r.title, url: `${server.baseUrl}${r.path}`, headers, connections: 20, warmupSeconds: 2 }));
+    const markdown = [
+      `Load average at start: ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' / ')} on ${availableParallelism()} cores (shared machine).`,
+      `Database: ${server.kind}; ${CONVERSATIONS} conversations of one entity (${AGENTS} agents, a fifth unassigned; open 40%, pending 20%, snoozed 10%, resolved 30%), seeded in ${seedSeconds.toFixed(1)} s. The service runs in the benchmark's process; 2 s of load discarded, then ${process.env.BENCH_SECONDS ?? 8} s measured at 20 connections.`,
+      '',
+      table(measured, measured[0]!.title),
+    ].join('\n');
+    return {
+      title: 'Inbox lists and tab counts (issue 30)',
+      markdown,
+      checks: [
+        {
+          name: 'every inbox list and count answers 200',
+          ok: measured.every((m) => m.non2xx + m.errors === 0),
+          detail: measured.map((m) => m.non2xx + m.errors).join(' / '),
+        },
+      ],
+    };
+  } finally {
+    await server.close();
+  }
+}

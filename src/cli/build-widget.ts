@@ -1,0 +1,13 @@
+/**
+ * Builds the website chat widget (`widget/widget.ts`, issue 32) into `dist/widget.js`, which the compiled
+ * service serves at `/widget.js`, and reports its size: `tsx src/cli/build-widget.ts` (part of `npm run build`).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { buildWidget } from '../modules/interactions/index.js';
+
+const code = await buildWidget();
+await mkdir('dist', { recursive: true });
+await writeFile('dist/widget.js', code);
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+console.log(`dist/widget.js: ${kib(Buffer.byteLength(code))} (${kib(gzipSync(code).length)} gzipped)`);

@@ -1,0 +1,133 @@
+/**
+ * The conversations API (SPEC "Interactions" → Conversations): inbox list and tab counts, detail, history, workspace
+ * notes, read and follow-up (assignment is routing's: assignment.service.ts). Another entity's conversation is 404. Changes are
+ * pushed to the entity's sockets after commit.
+ */
+import type { Db } from '../../../db/client.js';
+import type { Realtime } from '../../../platform/realtime/gateway.js';
+import type { Principal } from '../../../platform/auth/authenticator.js';
+import { notFound } from '../../../platform/errors.js';
+import * as repo from './conversation.repository.js';
+import { toConversationResponse, toMessageResponse } from './conversation.mapper.js';
+import type {
+  ConversationCountsQuery,
+  ConversationCountsResponse,
+  ConversationListQuery,
+  ConversationResponse,
+  MessageResponse,
+} from './conversation.schemas.js';
+import { CONVERSATION_STATUSES } from '../model/index.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { emitConversationRead, emitConversationUpdated } from './interactions.realtime.js';
+import { viewerOf, type ConversationViewer } from './conversation-visibility.js';
+
+/**
+ * Who changes a conversation: an employee (a `Principal`, whose permissions decide what it sees), or the
+ * system (a workflow) with `employeeId` null. Another's conversation is 404 (conversation-visibility.ts).
+ */
+export type Actor = { entityId: number; employeeId: number | null; permissions?: ReadonlySet<string>; viewer?: ConversationViewer | undefined };
+
+type Page<T> = { data: T[]; pagination: { next_cursor: string | null; limit: number } };
+
+export interface ConversationService {
+  list(p: Principal, q: ConversationListQuery): Promise<Page<ConversationResponse>>;
+  /** The inbox tab badges: conversations per status assigned to the caller, unassigned (or queued), and all, under the list's filters. */
+  counts(p: Principal, q: ConversationCountsQuery): Promise<ConversationCountsResponse>;
+  get(p: Principal, id: number): Promise<ConversationResponse>;
+  history(p: Principal, id: number, q: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<MessageResponse>>;
+  setNotes(p: Actor, id: number, notes: string): Promise<ConversationResponse>;
+  /** Appends `line` to the workspace notes unless they already end with it (a repeated workflow step adds nothing). */
+  appendNote(p: Actor, id: number, line: string): Promise<ConversationResponse>;
+  markRead(p: Principal, id: number): Promise<ConversationResponse>;
+  setFollowUp(p: Actor, id: number, followUp: boolean): Promise<ConversationResponse>;
+}
+
+export function createConversationService(deps: {
+  db: Db;
+  realtime: Realtime;
+  /** Called after a conversation is marked read (the platform read receipt). */
+  onRead?: (entityId: number, conversationId: number) => Promise<void>;
+}): ConversationService {
+  const { db } = deps;
+  const load = async (p: Actor, id: number) => {
+    const row = await repo.getConversation(db, p.entityId, id, false, viewerOf(p));
+    if (!row) throw notFound('conversation', id);
+    return row;
+  };
+  const update = async (p: Actor, id: number, values: Parameters<typeof repo.updateConversation>[3], emit: typeof emitConversationUpdated) => {
+    const row = await repo.updateConversation(db, p.entityId, id, values, viewerOf(p));
+    if (!row) throw notFound('conversation', id);
+    emit(deps.realtime, row);
+    return toConversationResponse(row);
+  };
+  return {
+    async list(p, q) {
+      const limit = q.limit ?? 25;
+      const after = decodeCursor(q.cursor);
+      const rows = await repo.listConversations(db, {
+        viewer: viewerOf(p),
+        tab: q.filter ?? 'all',
+        status: q.status,
+        assignee: q.assignee === undefined || q.assignee === 'me' || q.assignee === 'none' ? q.assignee : Number(q.assignee),
+        queueId: q.queue_id,
+        channelTypeCode: q.channel_type_code,
+        followUp: q.follow_up,
+        unread: q.unread,
+        q: q.q,
+        after: after ? { activityUs: after.key < 0 ? null : after.key, id: after.id } : undefined,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map((r) => toConversationResponse(r.row)),
+        // -1: a conversation without activity (sorted first).
+        pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.activityUs ?? -1, last.row.id) : null, limit },
+      };
+    },
+    async counts(p, q) {
+      const rows = await repo.countConversations(db, {
+        viewer: viewerOf(p),
+        queueId: q.queue_id,
+        channelTypeCode: q.channel_type_code,
+        q: q.q,
+      });
+      const zero = () => Object.fromEntries(CONVERSATION_STATUSES.map((s) => [s, 0])) as ConversationCountsResponse['all'];
+      const result: ConversationCountsResponse = { mine: zero(), unassigned: zero(), all: zero() };
+      for (const r of rows) {
+        result.mine[r.status] = Number(r.mine);
+        result.unassigned[r.status] = Number(r.unassigned);
+        result.all[r.status] = Number(r.all);
+      }
+      return result;
+    },
+    async get(p, id) {
+      return toConversationResponse(await load(p, id));
+    },
+    async history(p, id, q) {
+      await load(p, id);
+      const limit = q.limit ?? 50;
+      const before = decodeCursor(q.cursor);
+      const rows = await repo.history(db, p.entityId, id, limit + 1, before ? { ms: before.key, id: before.id } : undefined);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map(toMessageResponse),
+        pagination: { next_cursor: rows.length > limit && last ? encodeCursor(last.occurredAtMs, last.id) : null, limit },
+      };
+    },
+    setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, emitConversationUpdated),
+    async appendNote(p, id, line) {
+      const current = await load(p, id);
+      const notes = current.workspaceNotes ?? '';
+      if (notes === line || notes.endsWith(`\n${line}`)) return toConversationResponse(current);
+      return update(p, id, { workspaceNotes: notes === '' ? line : `${notes}\n${line}` }, emitConversationUpdated);
+    },
+    async markRead(p, id) {
+      const read = await update(p, id, { unreadCount: 0 }, emitConversationRead);
+      await deps.onRead?.(p.entityId, id);
+      return read;
+    },
+    setFollowUp: (p, id, followUp) => update(p, id, { followUp }, emitConversationUpdated),
+  };
+}

@@ -1,0 +1,281 @@
+/**
+ * Domain events of the interactions module: the `message.inbound` workflow trigger context (SPEC
+ * "Trigger context shapes", exactly those fields and types) and conversation assignment events shaped
+ * like `lead.assigned`. Published on the event bus after the transaction that caused them commits.
+ */
+import type { Db } from '../../../db/client.js';
+import { changeEventsOf } from '../../../platform/transactions/transaction.js';
+import { logConversationEvent, statusEventKind, type StatusCause } from '../activity/index.js';
+import type { ConversationRow } from './conversation.mapper.js';
+import { emitConversationAssigned, emitConversationSla, emitConversationStatusChanged } from './interactions.realtime.js';
+import type { AssignmentVia, ChannelTypeCode, ConversationStatus, SlaMetric, SlaTimeBasis } from '../model/index.js';
+import type { SlaAlert } from '../service-levels/index.js';
+
+/** SPEC "Trigger context shapes" → message.inbound; the workflows module stores it under `trigger`. */
+export interface MessageInboundTriggerContext {
+  type: 'message.inbound';
+  entity_id: number;
+  contact_id: number;
+  lead_id: number;
+  group_id: number;
+  channel_type_code: ChannelTypeCode;
+  /** `assigned` or `unassigned` (a conversation waiting in a queue is unassigned). */
+  assignment_status: 'assigned' | 'unassigned';
+  assigned_employee_ids: number[];
+  sender_identifier: string;
+  sender_name: string;
+  message_text: string;
+  message_id: string;
+  external_chat_id: string;
+  entity_channel_account_id: number;
+  is_first_message: boolean;
+  /** ISO 8601 platform time of the message. */
+  occurred_at: string;
+}
+
+/** The workflow execution that caused an event (loop protection: `depth` grows with each hop). */
+export interface EventOrigin {
+  workflowId: number;
+  executionId: number;
+  depth: number;
+}
+
+/** `message.outbound` (SPEC "Workflow trigger events", post-MVP): a message was queued for sending, by an employee or a workflow. */
+export interface MessageOutboundEvent {
+  type: 'message.outbound';
+  entity_id: number;
+  contact_id: number;
+  lead_id: number;
+  group_id: number;
+  conversation_id: number;
+  channel_type_code: ChannelTypeCode;
+  /** Our message id. */
+  message_id: number;
+  message_type: string;
+  message_text: string;
+  /** Null when a workflow sent it. */
+  sent_by_employee_id: number | null;
+  external_chat_id: string;
+  entity_channel_account_id: number;
+  occurred_at: string;
+  origin?: EventOrigin;
+}
+
+interface ConversationAssignmentEvent {
+  entityId: number;
+  conversationId: number;
+  contactId: number;
+  leadId: number;
+  groupId: number;
+  employeeId: number;
+  /** `seller` (the lead's or group's seller), `queue` (round robin), `manual` (API). */
+  via: AssignmentVia;
+  queueId: number | null;
+  changedByEmployeeId: number | null;
+  occurredAt: string;
+}
+
+/** What every conversation event on the bus says of its conversation (`conversationFacts`). */
+interface ConversationEventFacts {
+  entity_id: number;
+  conversation_id: number;
+  contact_id: number;
+  lead_id: number;
+  group_id: number;
+  channel_type_code: ChannelTypeCode;
+  entity_channel_account_id: number;
+  external_chat_id: string;
+  assignment_status: 'assigned' | 'unassigned';
+  /** Null when unassigned. */
+  assigned_employee_id: number | null;
+}
+
+/**
+ * `conversation.resolved` and `conversation.reopened` (issue 30; our additions to SPEC's trigger events):
+ * published in the trigger context's shape, like `message.outbound`. `reopened` is only a resolved
+ * conversation opened again, by an employee (`via` `manual`) or by the customer writing (`inbound_message`).
+ */
+interface ConversationStatusEvent extends ConversationEventFacts {
+  type: 'conversation.resolved' | 'conversation.reopened';
+  /** The status the conversation left. */
+  from_status: ConversationStatus;
+  via: 'manual' | 'inbound_message';
+  /** Null when the system changed it (an inbound message). */
+  changed_by_employee_id: number | null;
+  occurred_at: string;
+}
+
+/**
+ * `conversation.sla_breached` (every missed target) and `conversation.no_reply` (a missed first or next
+ * response: the customer is still waiting), once per conversation, target and due cycle (issue 31).
+ */
+interface ConversationSlaEvent extends ConversationEventFacts {
+  type: 'conversation.sla_breached' | 'conversation.no_reply';
+  queue_id: number | null;
+  status: ConversationStatus;
+  sla_metric: SlaMetric;
+  sla_policy_id: number;
+  /** The policy's target for the metric, in minutes of `sla_time_basis`. */
+  sla_target_minutes: number;
+  sla_time_basis: SlaTimeBasis;
+  due_at: string;
+  occurred_at: string;
+}
+
+declare module '../../../platform/events/domain-events.js' {
+  interface DomainEventMap {
+    'message.inbound': MessageInboundTriggerContext;
+    'message.outbound': MessageOutboundEvent;
+    'conversation.resolved': ConversationStatusEvent;
+    'conversation.reopened': ConversationStatusEvent;
+    'conversation.sla_breached': ConversationSlaEvent;
+    'conversation.no_reply': ConversationSlaEvent;
+    'conversation.assigned': ConversationAssignmentEvent;
+    'conversation.unassigned': ConversationAssignmentEvent;
+  }
+}
+
+/** A conversation handed to an employee, as routing or the API reports it. */
+export interface ConversationAssignment {
+  conversation: ConversationRow;
+  employeeId: number;
+  via: AssignmentVia;
+  queueId: number | null;
+}
+
+/**
+ * An assignment made in `tx`: logged (`assigned`, or `claimed` when an agent answering took it) and, after
+ * the commit, `interaction.conversation.assigned` to the sockets and `conversation.assigned` on the bus;
+ * `by` is the acting employee (null: routing).
+ */
+export function announceAssignment(tx: Db, a: ConversationAssignment, by: number | null, kind: 'assigned' | 'claimed' = 'assigned'): void {
+  const c = a.conversation;
+  const out = changeEventsOf(tx);
+  logConversationEvent(tx, { kind, conversation: c, at: c.assignedAt ?? new Date(), actorEmployeeId: by, data: { employee_id: a.employeeId, via: a.via } });
+  emitConversationAssigned(out, c, a);
+  out.domainEvent('conversation.assigned', {
+    entityId: c.entityId,
+    conversationId: c.id,
+    contactId: c.contactId,
+    leadId: c.leadId,
+    groupId: c.groupId,
+    employeeId: a.employeeId,
+    via: a.via,
+    queueId: a.queueId,
+    changedByEmployeeId: by,
+    occurredAt: new Date().toISOString(),
+  });
+}
+
+/**
+ * The employee `previous` was assigned to lost it in `tx`, by `by`: logged `unassigned` (attributed to the
+ * conversation as `after` left it) and, after the commit, `conversation.unassigned` on the bus.
+ */
+export function announceUnassignment(tx: Db, previous: ConversationRow & { assignedEmployeeId: number }, by: number | null, after: ConversationRow): void {
+  logConversationEvent(tx, {
+    kind: 'unassigned',
+    conversation: after,
+    at: new Date(),
+    actorEmployeeId: by,
+    data: { employee_id: previous.assignedEmployeeId },
+  });
+  changeEventsOf(tx).domainEvent('conversation.unassigned', {
+    entityId: previous.entityId,
+    conversationId: previous.id,
+    contactId: previous.contactId,
+    leadId: previous.leadId,
+    groupId: previous.groupId,
+    employeeId: previous.assignedEmployeeId,
+    via: 'manual',
+    queueId: previous.queueId,
+    changedByEmployeeId: by,
+    occurredAt: new Date().toISOString(),
+  });
+}
+
+/**
+ * A status change made in `tx` from `previous`: logged (activity/statusEventKind) and, after the commit,
+ * `interaction.conversation.status_changed` to the sockets, and on the bus `conversation.resolved` (to
+ * resolved) or `conversation.reopened` (resolved to open). `by` is the acting employee, null for the system;
+ * `cause` says what moved it (a snooze ending is `via: manual` on the bus, which never carries it).
+ */
+export function announceStatusChange(tx: Db, c: ConversationRow, previous: ConversationStatus, by: number | null, cause: StatusCause): void {
+  if (c.status === previous && c.status !== 'snoozed') return;
+  const out = changeEventsOf(tx);
+  const kind = statusEventKind(previous, c.status, cause);
+  const at = c.statusChangedAt ?? new Date();
+  if (kind !== null)
+    logConversationEvent(tx, {
+      kind,
+      conversation: c,
+      at,
+      actorEmployeeId: by,
+      data: kind === 'snoozed' ? { until: c.snoozedUntil?.toISOString() ?? null } : {},
+    });
+  const via: ConversationStatusEvent['via'] = cause === 'inbound_message' ? 'inbound_message' : 'manual';
+  emitConversationStatusChanged(out, c, previous, by);
+  const type = c.status === 'resolved' ? 'conversation.resolved' : c.status === 'open' && previous === 'resolved' ? 'conversation.reopened' : null;
+  if (type === null || previous === c.status) return;
+  out.domainEvent(type, {
+    type,
+    ...conversationFacts(c),
+    from_status: previous,
+    via,
+    changed_by_employee_id: by,
+    occurred_at: (c.statusChangedAt ?? new Date()).toISOString(),
+  });
+}
+
+/** What every conversation event on the bus says of its conversation (its ids, channel and assignment). */
+function conversationFacts(c: ConversationRow): ConversationEventFacts {
+  return {
+    entity_id: c.entityId,
+    conversation_id: c.id,
+    contact_id: c.contactId,
+    lead_id: c.leadId,
+    group_id: c.groupId,
+    channel_type_code: c.channelTypeCode,
+    entity_channel_account_id: c.entityChannelAccountId,
+    external_chat_id: c.externalChatId,
+    assignment_status: c.assignmentStatus === 'assigned' ? 'assigned' : 'unassigned',
+    assigned_employee_id: c.assignmentStatus === 'assigned' ? c.assignedEmployeeId : null,
+  };
+}
+
+/** An SLA cycle of `c` started under a policy: logged for the reports (their SLA achievement's denominator). */
+export function logSlaCycle(tx: Db, c: ConversationRow, state: { policyId: number; lastCycle: number }, at: Date): void {
+  logConversationEvent(tx, { kind: 'sla_policy_applied', conversation: c, at, data: { policy_id: state.policyId, cycle: state.lastCycle } });
+}
+
+/**
+ * After commit: a fired SLA timer of `c`. At risk: `interaction.conversation.sla_at_risk` to the sockets. Breached:
+ * `interaction.conversation.sla_breached`, and on the bus `conversation.sla_breached`, plus `conversation.no_reply`
+ * for a missed first or next response.
+ */
+export function announceSla(tx: Db, c: ConversationRow, alert: SlaAlert): void {
+  const out = changeEventsOf(tx);
+  emitConversationSla(out, c, alert.kind, alert);
+  if (alert.kind !== 'breach') return;
+  // The reports' SLA achievement counts these (docs/api/interactions.md "Conversation event log").
+  logConversationEvent(tx, {
+    kind: 'sla_breached',
+    conversation: c,
+    // The due instant, not the timer's run: the log says when the target was missed.
+    at: new Date(alert.dueAt),
+    data: { metric: alert.metric, cycle: alert.cycle, policy_id: alert.policyId, due_at: alert.dueAt },
+  });
+  const types = alert.metric === 'resolution' ? (['conversation.sla_breached'] as const) : (['conversation.sla_breached', 'conversation.no_reply'] as const);
+  for (const type of types)
+    out.domainEvent(type, {
+      type,
+      ...conversationFacts(c),
+      queue_id: c.queueId,
+      status: c.status,
+      sla_metric: alert.metric,
+      sla_policy_id: alert.policyId,
+      sla_target_minutes: alert.targetMinutes,
+      sla_time_basis: alert.basis,
+      due_at: alert.dueAt,
+      occurred_at: alert.at.toISOString(),
+    });
+}

@@ -1,0 +1,44 @@
+/** The data model of interactions: its tables (one owner, this module) and its enumerations, each written once. Every room builds on it; it imports no room. */
+export { interactionCommunicationsConfig } from './communications-config.table.js';
+export { conversation } from './conversation.table.js';
+export { entityChannelAccount } from './entity-channel-account.table.js';
+export { interactionWebhookInbox } from './inbox.table.js';
+export {
+  CHANNEL_AVAILABILITIES,
+  CHANNELS,
+  ASSIGNMENT_STATUSES,
+  ASSIGNMENT_VIAS,
+  CHANNEL_TYPE_CODES,
+  CONVERSATION_STATUSES,
+  DELIVERY_STATUSES,
+  MESSAGE_DIRECTIONS,
+  MESSAGE_STATUSES,
+  PLATFORMS,
+  PLATFORM_CODES,
+  SLA_METRICS,
+  SLA_STATUSES,
+  SLA_TIME_BASES,
+  STATUS_RANK,
+  TEMPLATE_CATEGORIES,
+  TEMPLATE_STATUSES,
+} from './interactions.enums.js';
+export type {
+  AssignmentVia,
+  ChannelTypeCode,
+  ConversationEventKind,
+  ConversationStatus,
+  DeliveryStatus,
+  InboxState,
+  Platform,
+  SlaMetric,
+  SlaStatus,
+  SlaTimeBasis,
+  TemplateStatus,
+} from './interactions.enums.js';
+export { message } from './message.table.js';
+export { businessHours, conversationSlaBreach, slaPolicy } from './service-level.table.js';
+export type { SlaState, SlaClock } from './sla-state.js';
+export { routingFilter, routingQueue, routingQueueMember, routingRrCursor } from './routing.table.js';
+export { interactionTemplate } from './template.table.js';
+export { webChannelSettings, webVisitor } from './web-channel.table.js';
+export type { PrechatFields, WidgetAppearance } from './web-channel.table.js';

@@ -1,0 +1,75 @@
+/**
+ * The conversation reports (issue 31; docs/api/interactions.md "Reports"): per local day of the entity's
+ * time zone, and per agent, routing queue or channel, computed from the conversation event log only, so a
+ * past range always reads the same. Holders of `reports.view` see every row; any other member sees only
+ * the rows attributed to them (`group_by=agent`, filtered to themselves).
+ */
+import { DateTime } from 'luxon';
+import type { Db } from '../../../db/client.js';
+import type { Principal } from '../../../platform/auth/authenticator.js';
+import { permissionDenied, unprocessable } from '../../../platform/errors.js';
+import type { ChannelTypeCode } from '../model/index.js';
+import { dailyReport, type DailyReportRow as Row } from './report.repository.js';
+import type { DailyReport, DailyReportQuery, DailyReportRow } from './report.schemas.js';
+
+const REPORTS_VIEW = 'reports.view';
+const MAX_DAYS = 366;
+
+export interface ReportService {
+  /**
+   * The daily report of the caller's entity. Errors: 403 `permission_denied` (`reports.view`) for a
+   * `group_by` other than `agent` without it; 422 `report_range_invalid` for a day that does not exist,
+   * `to` before `from`, or more than 366 days.
+   */
+  daily(p: Principal, q: DailyReportQuery): Promise<DailyReport>;
+}
+
+export function createReportService(deps: { db: Db; timeZoneOf: (entityId: number) => Promise<string> }): ReportService {
+  return {
+    async daily(p, q) {
+      const from = DateTime.fromISO(q.from, { zone: 'UTC' });
+      const to = DateTime.fromISO(q.to, { zone: 'UTC' });
+      if (!from.isValid || !to.isValid)
+        throw unprocessable('report_range_invalid', 'from and to must be calendar days (YYYY-MM-DD)', { from: q.from, to: q.to });
+      const days = to.diff(from, 'days').days;
+      if (days < 0 || days >= MAX_DAYS)
+        throw unprocessable('report_range_invalid', `to must be on or after from, and at most ${MAX_DAYS} days in all`, { from: q.from, to: q.to });
+      const all = p.permissions.has(REPORTS_VIEW);
+      if (!all && q.group_by !== undefined && q.group_by !== 'agent') throw permissionDenied(REPORTS_VIEW);
+      const groupBy = all ? (q.group_by ?? null) : 'agent';
+      const timeZone = await deps.timeZoneOf(p.entityId);
+      const rows = await dailyReport(deps.db, {
+        entityId: p.entityId,
+        timeZone,
+        from: q.from,
+        to: q.to,
+        group: groupBy ?? 'none',
+        agentId: all ? null : p.employeeId,
+      });
+      return { time_zone: timeZone, from: q.from, to: q.to, group_by: groupBy, rows: rows.map((r) => toRow(r, groupBy)) };
+    },
+  };
+}
+
+/** Seconds to the millisecond (the event times' precision as the API shows them). */
+const seconds = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
+
+function toRow(r: Row, groupBy: DailyReport['group_by']): DailyReportRow {
+  const key = r.key;
+  return {
+    date: r.day,
+    ...(groupBy === 'agent' ? { agent_id: key === null ? null : Number(key) } : {}),
+    ...(groupBy === 'queue' ? { queue_id: key === null ? null : Number(key) } : {}),
+    ...(groupBy === 'channel' ? { channel: key as ChannelTypeCode } : {}),
+    conversations_opened: r.opened,
+    conversations_resolved: r.resolved,
+    conversations_reopened: r.reopened,
+    first_response_median_seconds: seconds(r.first_response_median),
+    first_response_p90_seconds: seconds(r.first_response_p90),
+    resolution_median_seconds: seconds(r.resolution_median),
+    resolution_p90_seconds: seconds(r.resolution_p90),
+    sla_achievement_pct: r.sla_total === 0 ? null : Math.round((10_000 * r.sla_met) / r.sla_total) / 100,
+    messages_in: r.messages_in,
+    messages_out: r.messages_out,
+  };
+}

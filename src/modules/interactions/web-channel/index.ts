@@ -1,0 +1,102 @@
+/**
+ * The website chat (issue 32): the `web` channel this service carries itself. Web accounts' settings, the
+ * visitor API (`/api/widget/:website_token/*`), the visitors' socket namespace `/widget`, the widget script
+ * (`/widget.js`) and its demo page (`/widget/demo`). Visitor messages enter the inbox like every channel's
+ * events; agents answer with the send endpoints, delivered to the visitor's sockets (`WebDelivery`).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Database, Db } from '../../../db/client.js';
+import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
+import type { Realtime } from '../../../platform/realtime/gateway.js';
+import { registerBareAndApi } from '../../../platform/http/dual-prefix.js';
+import type { MediaService } from '../../media/index.js';
+import type { InboxWorker } from '../inbox/index.js';
+import type { MessageRow } from '../conversations/index.js';
+import { createVisitorTokens } from './visitor-token.js';
+import { createWebChannelService, toVisitorMessage } from './web-channel.service.js';
+import { webChannelStaffRoutes, widgetRoutes } from './web-channel.routes.js';
+import { createWidgetHub, type WidgetHub } from './widget-socket.js';
+import { createWidgetLimits } from './widget-limits.js';
+import { widgetAssetRoutes } from './widget-asset.routes.js';
+import { VisitorTyping } from './web-channel.schemas.js';
+import { defineServerEvent } from '../../../platform/realtime/events.js';
+import { AppError } from '../../../platform/errors.js';
+
+export { seedWebChannelDemo } from './web-channel.demo.js';
+
+defineServerEvent('interaction.visitor.typing', VisitorTyping);
+
+/** The visitors' namespace, created before the send path so that it can deliver to it. */
+export function createWidgetNamespace(realtime: Realtime, log: FastifyInstance['log']): WidgetHub {
+  return createWidgetHub(realtime.namespace('/widget'), log);
+}
+
+/** What the send path calls to reach visitors (outbound's `WebDelivery`). */
+export function webDeliveryTo(hub: WidgetHub) {
+  return {
+    deliver(input: { websiteToken: string; externalChatId: string; message: MessageRow; mediaUrl: string | null }) {
+      hub.toVisitor(input.websiteToken, input.externalChatId, 'widget.message', { message: toVisitorMessage(input.message, input.mediaUrl) });
+    },
+    read(input: { websiteToken: string; externalChatId: string; upTo: MessageRow }) {
+      hub.toVisitor(input.websiteToken, input.externalChatId, 'widget.read', { up_to_message_id: input.upTo.id });
+    },
+  };
+}
+
+/** Registers the web channel's routes and starts answering `/widget` handshakes. */
+export async function registerWebChannel(
+  app: FastifyInstance,
+  deps: {
+    db: Db;
+    database: Pick<Database, 'preparedQuery'>;
+    worker: InboxWorker;
+    box: SealedBox;
+    jwtSecret: string;
+    redis: Redis | undefined;
+    redisKeyPrefix: string;
+    realtime: Realtime;
+    hub: WidgetHub;
+    media: Pick<MediaService, 'presignUpload' | 'finalizeUpload' | 'downloadUrls'>;
+    settings: { ratePerIp: number; ratePerVisitor: number; maxTextLength: number };
+  },
+): Promise<void> {
+  const limits = createWidgetLimits({
+    perIp: deps.settings.ratePerIp,
+    perVisitor: deps.settings.ratePerVisitor,
+    redis: deps.redis,
+    keyPrefix: deps.redisKeyPrefix,
+  });
+  const service = createWebChannelService({
+    db: deps.db,
+    database: deps.database,
+    worker: deps.worker,
+    box: deps.box,
+    tokens: createVisitorTokens(deps.jwtSecret),
+    limits,
+    media: deps.media,
+    realtime: deps.realtime,
+    hub: deps.hub,
+    maxTextLength: deps.settings.maxTextLength,
+  });
+  await registerBareAndApi(app, webChannelStaffRoutes, { service });
+  await app.register(widgetRoutes, { prefix: '/api/widget', service });
+  await app.register(widgetAssetRoutes, { db: deps.db });
+  deps.hub.attach({
+    authenticate: async ({ websiteToken, token, origin, ownOrigin, ip }) => {
+      if (typeof websiteToken !== 'string' || websiteToken === '' || websiteToken.length > 100)
+        throw new AppError(400, 'invalid_request', 'Bad request', 'auth.website_token is required');
+      return service.authenticate(websiteToken, typeof token === 'string' && token !== '' ? token : undefined, { origin, ownOrigin, ip });
+    },
+    conversationOf: (v) => service.conversationOf(v),
+    typing: async (v, typing) => {
+      await limits.byVisitor(v.visitorId);
+      await service.visitorTyping(v, typing);
+    },
+    seen: async (v, status, messageId) => {
+      await limits.byVisitor(v.visitorId);
+      await service.seen(v, status, messageId);
+    },
+  });
+}
+export { buildWidget } from './widget-asset.js';

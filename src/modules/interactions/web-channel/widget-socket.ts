@@ -1,0 +1,105 @@
+/**
+ * The visitors' Socket.IO namespace `/widget` (issue 32), on the gateway's server and adapter (so its
+ * broadcasts cross instances). The handshake brings `auth.website_token` and `auth.token` (the visitor
+ * token) from an allowed origin; a refused handshake carries `data.code`. A visitor's sockets (its tabs and,
+ * verified, its devices) share the room of its chat; it hears only that room.
+ *
+ * Server → visitor: `widget.ready` `{ visitor_id, conversation_id }`, `widget.message` `{ message }` (an
+ * agent's message), `widget.typing` `{ typing }` (an agent writes), `widget.read` `{ up_to_message_id }` (an
+ * agent read the visitor's messages). Visitor → server: `widget.typing` `{ typing }`, `widget.delivered` and
+ * `widget.read` `{ message_id }` (the agent's messages up to that one reached / were read by the visitor).
+ */
+import type { Namespace, Socket } from 'socket.io';
+import type { FastifyBaseLogger } from 'fastify';
+import { AppError } from '../../../platform/errors.js';
+import type { VisitorMessage } from './web-channel.schemas.js';
+
+/** What the server sends a visitor's sockets. */
+interface WidgetServerEvents {
+  'widget.ready': { visitor_id: number; conversation_id: number | null };
+  'widget.message': { message: VisitorMessage };
+  'widget.typing': { typing: boolean };
+  'widget.read': { up_to_message_id: number };
+}
+
+/** An authenticated visitor's socket, as the web channel's service knows it. */
+interface SocketVisitor {
+  visitorId: number;
+  websiteToken: string;
+  externalChatId: string;
+}
+
+interface WidgetHandlers<V extends SocketVisitor> {
+  /** Authenticates a handshake; throws an AppError (its code goes to the client). */
+  authenticate(input: { websiteToken: unknown; token: unknown; origin: string | undefined; ownOrigin: string; ip: string }): Promise<V>;
+  conversationOf(visitor: V): Promise<number | null>;
+  typing(visitor: V, typing: boolean): Promise<void>;
+  seen(visitor: V, status: 'delivered' | 'read', messageId: number): Promise<void>;
+}
+
+export interface WidgetHub {
+  /** Emits to every socket of the visitor of chat `externalChatId` on the account of `websiteToken` (any instance). */
+  toVisitor<E extends keyof WidgetServerEvents>(websiteToken: string, externalChatId: string, event: E, payload: WidgetServerEvents[E]): void;
+  /** Starts answering handshakes (until then every handshake is refused). */
+  attach<V extends SocketVisitor>(handlers: WidgetHandlers<V>): void;
+  socketCount(): number;
+}
+
+const visitorRoom = (websiteToken: string, externalChatId: string) => `widget:${websiteToken}:${externalChatId}`;
+
+function handshakeError(code: string, message: string): Error {
+  const err = new Error(message) as Error & { data: { code: string } };
+  err.data = { code };
+  return err;
+}
+
+export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger): WidgetHub {
+  let handlers: WidgetHandlers<SocketVisitor> | undefined;
+  nsp.use((socket, next) => {
+    if (handlers === undefined) return next(handshakeError('unavailable', 'The website chat is starting'));
+    const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
+    const origin = socket.handshake.headers.origin;
+    const ownOrigin = `${socket.handshake.secure ? 'https' : 'http'}://${socket.handshake.headers.host ?? ''}`;
+    handlers.authenticate({ websiteToken: auth.website_token, token: auth.token, origin, ownOrigin, ip: socket.handshake.address }).then(
+      (visitor) => {
+        (socket.data as { visitor?: SocketVisitor }).visitor = visitor;
+        next();
+      },
+      (err: unknown) => next(err instanceof AppError ? handshakeError(err.code, err.message) : handshakeError('invalid_visitor_token', 'Refused')),
+    );
+  });
+  nsp.on('connection', (socket: Socket) => {
+    const visitor = (socket.data as { visitor: SocketVisitor }).visitor;
+    const h = handlers!;
+    void socket.join(visitorRoom(visitor.websiteToken, visitor.externalChatId));
+    const fail = (err: unknown) => {
+      if (!(err instanceof AppError)) log.warn({ err }, 'widget socket event failed');
+    };
+    socket.on('widget.typing', (body: unknown) => {
+      const typing = (body as { typing?: unknown } | null)?.typing;
+      if (typeof typing === 'boolean') h.typing(visitor, typing).catch(fail);
+    });
+    for (const status of ['delivered', 'read'] as const) {
+      socket.on(`widget.${status}`, (body: unknown) => {
+        const id = (body as { message_id?: unknown } | null)?.message_id;
+        if (typeof id === 'number' && Number.isInteger(id) && id > 0) h.seen(visitor, status, id).catch(fail);
+      });
+    }
+    h.conversationOf(visitor).then(
+      (conversationId) => socket.emit('widget.ready', { visitor_id: visitor.visitorId, conversation_id: conversationId }),
+      (err: unknown) => {
+        log.error({ err }, 'widget socket could not start');
+        socket.disconnect(true);
+      },
+    );
+  });
+  return {
+    toVisitor(websiteToken, externalChatId, event, payload) {
+      nsp.to(visitorRoom(websiteToken, externalChatId)).emit(event, payload);
+    },
+    attach(h) {
+      handlers = h;
+    },
+    socketCount: () => nsp.sockets.size,
+  };
+}

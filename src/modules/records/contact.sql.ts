@@ -1,0 +1,31 @@
+/** Statements of contact.repository.ts: the contacts list with channels and value counts in one statement. */
+import { sql, type SQL } from 'drizzle-orm';
+import { everyShape, shapedStatement } from '../../db/statement.js';
+
+/** Which filters the list's text has; values are placeholders (`entityId`, `groupId`, `leadId`, `id`, `limit`, `offset`). */
+interface ContactViewsShape {
+  group: boolean;
+  lead: boolean;
+  id: boolean;
+}
+
+/**
+ * Contacts with their channels (aggregated per row), custom-field value counts and the window count
+ * `count(*) over ()`, by id.
+ */
+export const CONTACT_VIEWS = shapedStatement('records_contact_views', {
+  shapes: everyShape({ group: [false, true], lead: [false, true], id: [false, true] }),
+  build: (shape: ContactViewsShape) => {
+    const conditions: SQL[] = [sql`c.entity_id = ${sql.placeholder('entityId')}`];
+    if (shape.group) conditions.push(sql`c.group_id = ${sql.placeholder('groupId')}`);
+    if (shape.lead) conditions.push(sql`c.lead_id = ${sql.placeholder('leadId')}`);
+    if (shape.id) conditions.push(sql`c.id = ${sql.placeholder('id')}`);
+    return sql`select c.id, c.group_id, c.lead_id, c.name, c.created_at, c.updated_at,
+      coalesce((select json_agg(json_build_object('id', ch.id, 'type', ch.type, 'identifier', ch.identifier, 'label', ch.label, 'is_manual', ch.is_manual) order by ch.id)
+        from contact_channel ch where ch.contact_id = c.id), '[]'::json) as channels,
+      coalesce((select v.value_count from custom_field_value_count v where v.entity_id = c.entity_id and v.record_type = 'contact' and v.record_id = c.id), 0) as custom_field_values_count,
+      (count(*) over ())::int as total
+    from contact c where ${sql.join(conditions, sql` and `)}
+    order by c.id limit ${sql.placeholder('limit')} offset ${sql.placeholder('offset')}`;
+  },
+});

@@ -1,0 +1,51 @@
+/**
+ * Statements of the leads list (GET /leads), run by lead.repository.ts: one page with the capped count on
+ * each row, and the capped count alone for a page past the end.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { countCapLimit, isoTimestamp, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
+import { everyShape, shapedStatement } from '../../db/statement.js';
+import { hasEffectiveSeller } from './seller-derivation.sql.js';
+
+/** What of a filter the list statement's text depends on; values are placeholders (`entityId`, `groupId`, `search`, `employeeId`). */
+interface LeadListShape {
+  group: boolean;
+  kind: 'lead' | 'client' | null;
+  search: boolean;
+  employee: boolean;
+}
+
+function listWhere(shape: LeadListShape): SQL {
+  const parts: SQL[] = [sql`l.entity_id = ${sql.placeholder('entityId')}`];
+  if (shape.group) parts.push(sql`l.group_id = ${sql.placeholder('groupId')}`);
+  if (shape.kind === 'client') parts.push(sql`l.erp_id is not null`);
+  if (shape.kind === 'lead') parts.push(sql`l.erp_id is null`);
+  if (shape.search)
+    parts.push(sql`(l.name ilike ${sql.placeholder('search')} or l.email ilike ${sql.placeholder('search')} or l.erp_id ilike ${sql.placeholder('search')})`);
+  if (shape.employee) parts.push(hasEffectiveSeller(sql`l.id`, sql`l.entity_id`, sql.placeholder('employeeId')));
+  return sql.join(parts, sql` and `);
+}
+
+const countedLeads = (shape: LeadListShape & PageShape) =>
+  sql`(select count(*)::int from (select 1 from lead l where ${listWhere(shape)} ${countCapLimit(shape.bigCap)}) capped)`;
+
+const SHAPES: (LeadListShape & PageShape)[] = everyShape({
+  group: [false, true],
+  kind: ['lead', 'client', null] as LeadListShape['kind'][],
+  search: [false, true],
+  employee: [false, true],
+}).flatMap((filter) => PAGE_SHAPES.map((page) => ({ ...filter, ...page })));
+
+/** A page of leads, newest first, each row with the capped count (placeholders: the filter's, `offset`, `cap`). */
+export const LEAD_LIST = shapedStatement('crm_leads_list', {
+  shapes: SHAPES,
+  build: (s) => sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
+      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${countedLeads(s)} as total
+      from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
+});
+
+/** The capped count alone. */
+export const LEAD_COUNT = shapedStatement('crm_leads_count', {
+  shapes: SHAPES,
+  build: (s) => sql`select ${countedLeads(s)} as n`,
+});
