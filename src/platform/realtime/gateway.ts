@@ -414,28 +414,29 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     if (sockets.length === 0) return;
     const now = Date.now() / 1000;
     const pairs = new Map<string, { userId: number; entityId: number }>();
+    const judged: GatewaySocket[] = [];
     for (const socket of sockets) {
       const principal = socket.data.principal as Principal | undefined;
       // A recovering socket is listed before its handshake is checked again (holdBroadcasts): not yet ours to judge.
       if (principal === undefined) continue;
       if (principal.expiresAt <= now) {
-        endSession(socket, 'token_expired');
+        endSession(socket, 'token_expired', deps.log);
         continue;
       }
+      judged.push(socket);
       pairs.set(`${principal.userId}:${principal.entityId}`, { userId: principal.userId, entityId: principal.entityId });
     }
     if (pairs.size === 0) return;
     try {
       const active = await deps.activeMemberships([...pairs.values()]);
-      for (const socket of nsp.sockets.values()) {
-        const principal = socket.data.principal as Principal | undefined;
-        if (principal === undefined) continue;
-        if (!active.has(`${principal.userId}:${principal.entityId}`)) {
-          endSession(socket, 'membership_revoked');
-        }
+      // Only the sockets whose pairs were asked: one that connected while the answer was awaited was checked by its
+      // own handshake, and its pair is not in this answer.
+      for (const socket of judged) {
+        const { principal } = socket.data;
+        if (socket.connected && !active.has(`${principal.userId}:${principal.entityId}`)) endSession(socket, 'membership_revoked', deps.log);
       }
       // Then what each remaining socket may hear (reassigned, removed from a queue, permission revoked).
-      await rescope([...nsp.sockets.values()].filter((socket) => socket.connected));
+      await rescope(judged.filter((socket) => socket.connected));
     } catch (err) {
       deps.log.error({ err }, 'realtime re-authorization failed');
     }
@@ -542,7 +543,9 @@ function holdBroadcasts(nsp: Namespace<ClientToServerEvents, ServerToClientEvent
  * Tells the socket why (`interaction.session.expired`), then disconnects it for good. The event is written to this
  * socket directly: an emit goes through the Redis stream first and would arrive after the disconnection.
  */
-function endSession(socket: GatewaySocket, reason: 'token_expired' | 'membership_revoked'): void {
+function endSession(socket: GatewaySocket, reason: 'token_expired' | 'membership_revoked', log: Pick<FastifyBaseLogger, 'info'>): void {
+  const { principal } = socket.data;
+  log.info({ socketId: socket.id, userId: principal.userId, entityId: principal.entityId, reason }, 'realtime session ended');
   const raw = socket as unknown as { packet(packet: { type: PacketType; data: unknown[] }): void };
   raw.packet({ type: PacketType.EVENT, data: ['interaction.session.expired', { reason }] });
   socket.disconnect(true);

@@ -219,19 +219,22 @@ describe('sockets hear exactly the conversations their member sees', () => {
     await t.database.db.execute(
       sql`delete from role_permission where permission_code = 'conversations.view_all' and role_id = ${agents.view_all.member.roleId!}`,
     );
-    await new Promise((r) => setTimeout(r, 1500)); // a few re-authorizations (every 100 ms here)
-    for (const role of ROLES) sockets[role].events.length = 0;
-    for (const id of [ids.restricted.my_queue, ids.reply_any.another, ids.restricted.mine])
-      await api('POST', `/api/interactions/conversations/${id}/follow-up`, adminToken, { follow_up: true });
-    await waitFor(() => heard('restricted').has(ids.restricted.mine));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(heard('restricted').has(ids.restricted.my_queue)).toBe(false);
-    expect(heard('view_all').has(ids.reply_any.another)).toBe(false);
-    // Restore both for the HTTP matrix.
-    await api('POST', `/api/interactions/routing/queues/${queueId}/members`, adminToken, { employee_id: member.employeeId });
-    await t.database.db.execute(
-      sql`insert into role_permission (role_id, permission_code) values (${agents.view_all.member.roleId!}, 'conversations.view_all') on conflict do nothing`,
-    );
+    try {
+      await new Promise((r) => setTimeout(r, 1500)); // a few re-authorizations (every 100 ms here)
+      for (const role of ROLES) sockets[role].events.length = 0;
+      for (const id of [ids.restricted.my_queue, ids.reply_any.another, ids.restricted.mine])
+        await api('POST', `/api/interactions/conversations/${id}/follow-up`, adminToken, { follow_up: true });
+      await waitFor(() => heard('restricted').has(ids.restricted.mine));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard('restricted').has(ids.restricted.my_queue)).toBe(false);
+      expect(heard('view_all').has(ids.reply_any.another)).toBe(false);
+    } finally {
+      // Restore both for the HTTP matrix, whatever happened above.
+      await api('POST', `/api/interactions/routing/queues/${queueId}/members`, adminToken, { employee_id: member.employeeId });
+      await t.database.db.execute(
+        sql`insert into role_permission (role_id, permission_code) values (${agents.view_all.member.roleId!}, 'conversations.view_all') on conflict do nothing`,
+      );
+    }
   });
 });
 

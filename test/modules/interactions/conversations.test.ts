@@ -206,6 +206,23 @@ describe('realtime gateway', () => {
     await expect(connectSocket(baseUrl, { token, scope: 'everything' })).rejects.toMatchObject({ data: { code: 'invalid_scope' } });
   });
 
+  it('keeps a socket that connects while the membership check is running', async () => {
+    // The check's answer names the members asked: a socket that connected meanwhile is not in it, and was once
+    // taken for a revoked member and disconnected right after its handshake.
+    t.app.ctx.realtime.configure({ authCheckIntervalMs: 5 });
+    const members = await Promise.all(Array.from({ length: 12 }, () => makeMember(t.database.db, { entityId: e1 })));
+    const tokens = await Promise.all(members.map((m) => tokenFor(t.app, m)));
+    const sockets: Awaited<ReturnType<typeof connectSocket>>[] = [];
+    try {
+      for (let round = 0; round < 3; round++) sockets.push(...(await Promise.all(tokens.map((tk) => connectSocket(baseUrl, { token: tk })))));
+      await new Promise((r) => setTimeout(r, 300)); // dozens more checks of every socket
+      expect(sockets.filter((s) => !s.socket.connected).map((s) => s.events.map((e) => e.name))).toEqual([]);
+    } finally {
+      t.app.ctx.realtime.configure({ authCheckIntervalMs: 100 });
+      for (const s of sockets) s.socket.disconnect();
+    }
+  });
+
   it('disconnects a socket whose token expires or whose user loses membership', async () => {
     const claims = decodeJwt(token);
     const now = Math.floor(Date.now() / 1000);
