@@ -3,7 +3,8 @@
  * conversations and ten messages each (1,000,000), all within the last 30 days, 50 agents in 5 routing
  * queues, and the event log those make (opened, assigned, every message in and out, a first response each,
  * 80 % resolved, 5 % reopened: about 1.3 million events), written with generate_series straight into the
- * tables. Measures `GET /interactions/reports/daily` over the 30 days, per agent and per day only.
+ * tables. Measures `GET /interactions/reports/daily` over the 30 days, per agent, per day and per queue (CSV),
+ * once the first report kept the closed days (its own time is reported apart).
  * Target: p99 < 500 ms on PostgreSQL.
  */
 import { sql } from 'drizzle-orm';
@@ -106,8 +107,11 @@ export async function run(): Promise<BenchSection> {
     const to = DateTime.now().setZone(zone).toISODate()!;
     const from = DateTime.now().setZone(zone).minus({ days: 29 }).toISODate()!;
     const url = (group: string) => `${server.baseUrl}/api/interactions/reports/daily?from=${from}&to=${to}${group ? `&group_by=${group}` : ''}`;
+    // The first report computes all 30 days and keeps the 29 closed ones; the measured ones compute today alone.
+    const coldStarted = performance.now();
     const check = await fetch(url('agent'), { headers: { authorization: `Bearer ${token}` } });
     const body = (await check.json()) as { rows: { messages_in: number; messages_out: number }[] };
+    const coldMs = Math.round(performance.now() - coldStarted);
     const reported = body.rows.reduce((n, r) => n + r.messages_in + r.messages_out, 0);
     const headers = { authorization: `Bearer ${token}` };
     const measured = [
@@ -122,16 +126,19 @@ export async function run(): Promise<BenchSection> {
       }),
     ];
     const worst = Math.max(...measured.map((m) => m.p99Ms));
+    const again = (await (await fetch(url('agent'), { headers })).json()) as typeof body;
     return {
       title: `Conversation reports (${CONVERSATIONS.toLocaleString('en')} conversations, ${counts!.messages.toLocaleString('en')} messages, ${server.kind})`,
       markdown: [
         `Seeded ${counts!.events.toLocaleString('en')} events in ${seedSeconds.toFixed(1)} s; the 30-day report counts ${reported.toLocaleString('en')} messages. Two connections (a report is not a hot path).`,
+        `The first report (per agent), which computed the 30 days and kept the 29 closed ones: ${coldMs} ms; the measured ones read those and compute today.`,
         '',
         table(measured),
       ].join('\n'),
       checks: [
         { name: `30-day report p99 < ${TARGET_P99_MS} ms`, ok: worst < TARGET_P99_MS, detail: `${worst} ms` },
         { name: 'every message counted', ok: reported === counts!.messages, detail: `${reported} of ${counts!.messages}` },
+        { name: 'kept days read as they were computed', ok: JSON.stringify(again.rows) === JSON.stringify(body.rows), detail: `${again.rows.length} rows` },
         { name: 'no errors', ok: measured.every((m) => m.non2xx === 0 && m.errors === 0), detail: measured.map((m) => m.non2xx + m.errors).join(', ') },
       ],
     };

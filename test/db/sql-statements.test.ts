@@ -129,7 +129,9 @@ async function runDatabaseCode(database: Database): Promise<{ failures: string[]
   }
   for (const f of functions) {
     const args = String(f.args).split(',').filter(Boolean);
-    const values = args.map((type) => (type === 'integer' ? '-1' : type === 'integer[]' ? 'array[-1]::int[]' : undefined));
+    const values = args.map((type) =>
+      type === 'integer' ? '-1' : type === 'integer[]' ? 'array[-1]::int[]' : type === 'timestamp with time zone' ? "'-infinity'::timestamptz" : undefined,
+    );
     if (values.some((v) => v === undefined)) {
       failures.push(`${String(f.name)}(${String(f.args)}): the check does not know how to call it; teach runDatabaseCode its argument types`);
       continue;
@@ -214,6 +216,7 @@ describe('hand-written SQL against the migrated schema', () => {
         'UPDATE conversation',
         'cartera_item_refresh(integer[])',
         'cartera_item_rebuild(integer)',
+        'conversation_report_day_forget(integer,timestamp with time zone)',
       ]),
     );
   });

@@ -282,7 +282,8 @@ describe('conversation reports over a randomized history', () => {
   it('equals the brute force for every grouping', async () => {
     const events = await expectedEvents();
     const from = DateTime.now().setZone(TZ).minus({ days: 1 }).toISODate()!;
-    for (const group of ['none', 'agent', 'queue', 'channel'] as const) {
+    // Twice: computed, then (yesterday, once closed) from the kept days.
+    for (const group of ['none', 'agent', 'queue', 'channel', 'none', 'agent', 'queue', 'channel'] as const) {
       const res = await get(`/interactions/reports/daily?from=${from}&to=${today()}${group === 'none' ? '' : `&group_by=${group}`}`);
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();
@@ -492,6 +493,93 @@ describe('report days', () => {
     ]);
     const second = (await get('/interactions/reports/daily?from=2025-06-02&to=2025-06-02', token)).json().rows as Row[];
     expect(second.map((r) => [r.date, r.messages_in])).toEqual([['2025-06-02', 2]]);
+  });
+
+  it("keeps closed days, and forgets an entity's kept days from its first late event on", async () => {
+    const e5 = (await makeEntity(t.database.db, 'Late events')).id;
+    await t.database.db.execute(sql`update entity set time_zone = ${TZ} where id = ${e5}`);
+    await makeChannelAccount(t.database.db, { entityId: e5, externalAccountId: 'PN-LATE' });
+    const token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e5, codes: ['reports.view'] }));
+    const dayAgo = (n: number) => DateTime.now().setZone(TZ).minus({ days: n }).startOf('day');
+    const [d3, d2] = [dayAgo(3).toISODate()!, dayAgo(2).toISODate()!];
+    const inbound = (chat: string, at: DateTime) =>
+      webhook(inboundPayload('chatapp_api', chat, `wamid.late${randomBytes(6).toString('hex')}`, Math.floor(at.toSeconds()), { wa: 'PN-LATE', page: '' }));
+    const report = async () =>
+      ((await get(`/interactions/reports/daily?from=${d3}&to=${today()}`, token)).json().rows as Row[]).map((r) => [
+        r.date,
+        r.conversations_opened,
+        r.messages_in,
+      ]);
+    const kept = async () =>
+      (
+        await queryRows<{ day: string }>(
+          t.database.db,
+          sql`select to_char(day, 'YYYY-MM-DD') as day from conversation_report_day where entity_id = ${e5} order by day`,
+        )
+      ).map((r) => r.day);
+
+    await inbound('50291000001', dayAgo(3).plus({ hours: 10 }));
+    await inbound('50291000002', dayAgo(2).plus({ hours: 10 }));
+    expect(await kept()).toEqual([]);
+    expect(await report()).toEqual([
+      [d3, 1, 1],
+      [d2, 1, 1],
+    ]);
+    // The closed days are kept (yesterday too, unless it ended less than 10 minutes ago); today never is.
+    expect(await kept()).toEqual(expect.arrayContaining([d3, d2]));
+    expect(await kept()).not.toContain(today());
+    const keptBefore = await kept();
+
+    // An event of now changes no closed day: the kept days stay.
+    await inbound('50291000003', DateTime.now());
+    expect(await kept()).toEqual(keptBefore);
+    expect((await report()).at(-1)).toEqual([today(), 1, 1]);
+
+    // A late one (a webhook of three days ago) forgets every kept day from its own on; the next report counts it.
+    await inbound('50291000001', dayAgo(3).plus({ hours: 11 }));
+    expect(await kept()).toEqual([]);
+    expect(await report()).toEqual([
+      [d3, 1, 2],
+      [d2, 1, 1],
+      [today(), 1, 1],
+    ]);
+    expect(await kept()).toEqual(keptBefore);
+  });
+
+  // Two connections at once: PostgreSQL only.
+  it.runIf(process.env.TEST_DATABASE_URL)('waits, while keeping days, for a late event being written, and counts it', async () => {
+    const e6 = (await makeEntity(t.database.db, 'Late writer')).id;
+    await t.database.db.execute(sql`update entity set time_zone = ${TZ} where id = ${e6}`);
+    await makeChannelAccount(t.database.db, { entityId: e6, externalAccountId: 'PN-LATE-2' });
+    const token = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e6, codes: ['reports.view'] }));
+    const d3 = DateTime.now().setZone(TZ).minus({ days: 3 }).startOf('day');
+    await webhook(
+      inboundPayload('chatapp_api', '50292000001', `wamid.lw${randomBytes(6).toString('hex')}`, Math.floor(d3.plus({ hours: 9 }).toSeconds()), {
+        wa: 'PN-LATE-2',
+        page: '',
+      }),
+    );
+    const [conv] = await queryRows<{ id: number }>(t.database.db, sql`select id from conversation where entity_id = ${e6}`);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const insertDone = new Promise<void>((resolve) => (written = resolve));
+    // A late event written and not yet committed while the report runs.
+    const writer = t.database.db.transaction(async (tx) => {
+      await tx
+        .insert(conversationEvent)
+        .values({ entityId: e6, conversationId: conv!.id, kind: 'message_in', at: d3.plus({ hours: 12 }).toJSDate(), channelTypeCode: 'chatapp_api' });
+      written();
+      await held;
+    });
+    await insertDone;
+    const url = `/interactions/reports/daily?from=${d3.toISODate()}&to=${d3.toISODate()}`;
+    const report = get(url, token);
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await writer;
+    expect(((await report).json().rows as Row[]).map((r) => [r.date, r.messages_in])).toEqual([[d3.toISODate(), 2]]);
+    expect(((await get(url, token)).json().rows as Row[]).map((r) => [r.date, r.messages_in])).toEqual([[d3.toISODate(), 2]]);
   });
 
   it('refuses ranges that are not calendar days, backwards or longer than 366 days', async () => {

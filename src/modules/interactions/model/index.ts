@@ -35,6 +35,7 @@ export type {
   SlaTimeBasis,
   TemplateStatus,
 } from './interactions.enums.js';
+export { REPORT_GROUPINGS } from './conversation-report-day.table.js';
 export { message } from './message.table.js';
 export { businessHours, conversationSlaBreach, slaPolicy } from './service-level.table.js';
 export type { SlaState, SlaClock } from './sla-state.js';

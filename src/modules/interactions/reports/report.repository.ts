@@ -1,7 +1,7 @@
-/** Reads of the conversation reports (the statement is in report.sql.ts). */
+/** Reads of the conversation reports and the kept days (the statements are in report.sql.ts). */
 import type { Db } from '../../../db/client.js';
-import { runShapedIn } from '../../../db/statement.js';
-import { DAILY_REPORT, type ReportGroup } from './report.sql.js';
+import { runShapedIn, runStatementIn } from '../../../db/statement.js';
+import { DAILY_REPORT, KEEP_REPORT_DAYS, KEPT_REPORT_DAYS, LOCK_REPORT_DAYS, type ReportGroup } from './report.sql.js';
 
 /** One aggregated row of the daily report, as the statement returns it (durations in calendar seconds). */
 export interface DailyReportRow {
@@ -20,11 +20,16 @@ export interface DailyReportRow {
   messages_out: number;
 }
 
-/** The rows of entity `entityId` from local day `from` to `to` (YYYY-MM-DD, both included) in `timeZone`; `agentId` limits them to one agent. */
-export function dailyReport(
-  db: Db,
-  q: { entityId: number; timeZone: string; from: string; to: string; group: ReportGroup; agentId: number | null },
-): Promise<DailyReportRow[]> {
+/** Which report: entity `entityId`'s, days in `timeZone`, grouped by `group`; `agentId` limits it to one agent (null: every agent). */
+export interface ReportScope {
+  entityId: number;
+  timeZone: string;
+  group: ReportGroup;
+  agentId: number | null;
+}
+
+/** The rows from local day `from` to `to` (YYYY-MM-DD, both included), computed from the event log. */
+export function dailyReport(db: Db, q: ReportScope & { from: string; to: string }): Promise<DailyReportRow[]> {
   return runShapedIn<DailyReportRow, ReportGroup>(db, DAILY_REPORT, q.group, {
     entityId: q.entityId,
     timeZone: q.timeZone,
@@ -32,4 +37,27 @@ export function dailyReport(
     to: q.to,
     agentId: q.agentId,
   });
+}
+
+/** The kept days of the report from `from` to `to`: day (YYYY-MM-DD) to its rows. */
+export async function keptReportDays(db: Db, q: ReportScope & { from: string; to: string }): Promise<Map<string, DailyReportRow[]>> {
+  const rows = await runShapedIn<{ day: string; rows: DailyReportRow[] }, boolean>(db, KEPT_REPORT_DAYS, q.agentId !== null, {
+    entityId: q.entityId,
+    timeZone: q.timeZone,
+    group: q.group,
+    agentId: q.agentId,
+    from: q.from,
+    to: q.to,
+  });
+  return new Map(rows.map((r) => [r.day, r.rows]));
+}
+
+/** Takes the entity's report lock until `tx` ends (LOCK_REPORT_DAYS); `tx` must be a transaction. */
+export async function lockReportDays(tx: Db, entityId: number): Promise<void> {
+  await runStatementIn(tx, LOCK_REPORT_DAYS, [entityId]);
+}
+
+/** Keeps the given days' rows, those that ended `closedForMinutes` before the transaction began (KEEP_REPORT_DAYS). */
+export async function keepReportDays(tx: Db, q: ReportScope, days: { day: string; rows: DailyReportRow[] }[], closedForMinutes: number): Promise<void> {
+  await runStatementIn(tx, KEEP_REPORT_DAYS, [q.entityId, q.timeZone, q.group, q.agentId, JSON.stringify(days), closedForMinutes]);
 }

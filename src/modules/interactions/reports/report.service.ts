@@ -9,11 +9,17 @@ import type { Db } from '../../../db/client.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { permissionDenied, unprocessable } from '../../../platform/errors.js';
 import type { ChannelTypeCode } from '../model/index.js';
-import { dailyReport, type DailyReportRow as Row } from './report.repository.js';
+import { transaction } from '../../../platform/transactions/transaction.js';
+import { dailyReport, keepReportDays, keptReportDays, lockReportDays, type DailyReportRow as Row, type ReportScope } from './report.repository.js';
 import type { DailyReport, DailyReportQuery, DailyReportRow } from './report.schemas.js';
 
 const REPORTS_VIEW = 'reports.view';
 const MAX_DAYS = 366;
+/**
+ * A day's rows are kept once it ended this long ago (docs/decisions.md "Closed report days are kept"): twice
+ * the age past which migration 0021's trigger takes an event for late.
+ */
+const KEEP_AFTER_MINUTES = 10;
 
 export interface ReportService {
   /**
@@ -38,17 +44,48 @@ export function createReportService(deps: { db: Db; timeZoneOf: (entityId: numbe
       if (!all && q.group_by !== undefined && q.group_by !== 'agent') throw permissionDenied(REPORTS_VIEW);
       const groupBy = all ? (q.group_by ?? null) : 'agent';
       const timeZone = await deps.timeZoneOf(p.entityId);
-      const rows = await dailyReport(deps.db, {
-        entityId: p.entityId,
-        timeZone,
-        from: q.from,
-        to: q.to,
-        group: groupBy ?? 'none',
-        agentId: all ? null : p.employeeId,
-      });
+      const scope: ReportScope = { entityId: p.entityId, timeZone, group: groupBy ?? 'none', agentId: all ? null : p.employeeId };
+      const rows = await reportRows(deps.db, scope, q.from, days);
       return { time_zone: timeZone, from: q.from, to: q.to, group_by: groupBy, rows: rows.map((r) => toRow(r, groupBy)) };
     },
   };
+}
+
+/**
+ * The rows of the `days + 1` local days from `from`: kept days as they were kept, the others computed (one
+ * statement over the span of the missing days); those of the computed days that are closed are kept, in a
+ * transaction holding the entity's report lock (report.sql.ts LOCK_REPORT_DAYS).
+ */
+async function reportRows(db: Db, scope: ReportScope, from: string, days: number): Promise<Row[]> {
+  const start = DateTime.fromISO(from, { zone: scope.timeZone });
+  const dates = Array.from({ length: days + 1 }, (_, i) => start.plus({ days: i })).map((d) => ({ day: d.toISODate()!, end: d.plus({ days: 1 }) }));
+  const kept = await keptReportDays(db, { ...scope, from, to: dates.at(-1)!.day });
+  const missing = dates.filter((d) => !kept.has(d.day));
+  if (missing.length === 0) return dates.flatMap((d) => kept.get(d.day)!);
+  const span = { from: missing[0]!.day, to: missing.at(-1)!.day };
+  const closedBefore = DateTime.now().minus({ minutes: KEEP_AFTER_MINUTES });
+  const closed = missing.filter((d) => d.end <= closedBefore);
+  const computed =
+    closed.length === 0
+      ? byDay(await dailyReport(db, { ...scope, ...span }))
+      : await transaction(db, async (tx) => {
+          await lockReportDays(tx, scope.entityId);
+          const found = byDay(await dailyReport(tx, { ...scope, ...span }));
+          const closedDays = closed.map((d) => ({ day: d.day, rows: found.get(d.day) ?? [] }));
+          await keepReportDays(tx, scope, closedDays, KEEP_AFTER_MINUTES);
+          return found;
+        });
+  return dates.flatMap((d) => kept.get(d.day) ?? computed.get(d.day) ?? []);
+}
+
+function byDay(rows: Row[]): Map<string, Row[]> {
+  const days = new Map<string, Row[]>();
+  for (const r of rows) {
+    const list = days.get(r.day);
+    if (list === undefined) days.set(r.day, [r]);
+    else list.push(r);
+  }
+  return days;
 }
 
 /** Seconds to the millisecond (the event times' precision as the API shows them). */

@@ -6,10 +6,11 @@
  * from their covering index, so neither reads the messages' events.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { shapedStatement } from '../../../db/statement.js';
+import { shapedStatement, statement } from '../../../db/statement.js';
+import type { REPORT_GROUPINGS } from '../model/index.js';
 
 /** What a report row is grouped by besides the day. */
-export type ReportGroup = 'none' | 'agent' | 'queue' | 'channel';
+export type ReportGroup = (typeof REPORT_GROUPINGS)[number];
 
 /** The group's key on rows of `t` (the slots and the events share the attribution columns); compared as is, shown as text. */
 const key = (group: ReportGroup, t: 's' | 'e' | 'r'): SQL =>
@@ -102,3 +103,41 @@ having sum(u.opened + u.resolved + u.reopened + u.messages_in + u.messages_out) 
  order by u.day, u.key nulls first`;
   },
 });
+
+/**
+ * The kept days (conversation_report_day) of entity `$1`, time zone `$2` and grouping `$3` from local day
+ * `from` to `to` (both included); shape `true` for one agent's rows (`agentId`), `false` for every agent's.
+ * Rows: `day` (YYYY-MM-DD) and `rows` (the day's DAILY_REPORT rows).
+ */
+export const KEPT_REPORT_DAYS = shapedStatement('interactions_kept_report_days', {
+  shapes: [false, true],
+  build: (oneAgent) => sql`
+select to_char(d.day, 'YYYY-MM-DD') as day, d.rows
+  from conversation_report_day d
+ where d.entity_id = ${sql.placeholder('entityId')}::int and d.time_zone = ${sql.placeholder('timeZone')}::text
+   and d.grouping = ${sql.placeholder('group')}::text
+   and ${oneAgent ? sql`d.agent_employee_id = ${sql.placeholder('agentId')}::int` : sql`d.agent_employee_id is null`}
+   and d.day between ${sql.placeholder('from')}::date and ${sql.placeholder('to')}::date`,
+});
+
+/**
+ * The entity's report lock (`$1`: entity id), exclusive: taken before days are kept, so that a statement
+ * writing late events (migration 0021's trigger, which takes it shared) either committed before the
+ * report's statement ran or deletes the days once the report committed.
+ */
+export const LOCK_REPORT_DAYS = statement('interactions_lock_report_days', 'select pg_advisory_xact_lock(1919250532, $1::int)');
+
+/**
+ * Keeps days of a report: `$1` entity, `$2` time zone, `$3` grouping, `$4` agent (null: every agent), `$5`
+ * a JSON array of `{ day, rows }`, `$6` minutes. Only the days that ended at least `$6` minutes before the
+ * transaction's start are written (an event is late, and handled by the trigger, once it is 5 minutes
+ * old); a day kept already stays as it is.
+ */
+export const KEEP_REPORT_DAYS = statement(
+  'interactions_keep_report_days',
+  `insert into conversation_report_day (entity_id, time_zone, grouping, agent_employee_id, day, lo, hi, rows)
+select $1::int, $2::text, $3::text, $4::int, k.day, k.day::timestamp at time zone $2::text, (k.day + 1)::timestamp at time zone $2::text, k.rows
+  from jsonb_to_recordset($5::jsonb) as k(day date, rows jsonb)
+ where (k.day + 1)::timestamp at time zone $2::text <= now() - make_interval(mins => $6::int)
+on conflict on constraint conversation_report_day_key do nothing`,
+);
