@@ -20,18 +20,14 @@ import {
   createCommunicationsOperations,
   type CommunicationsOperations,
 } from './communications/index.js';
-import {
-  announceSla,
-  logSlaCycle,
-  conversationRoutes,
-  createConversationLifecycle,
-  createConversationService,
-  createMediaProxyService,
-  mediaProxyRoutes,
-} from './conversations/index.js';
+import { conversationRoutes, createConversationService } from './conversations/index.js';
+import { announceSla, logSlaCycle } from './events/index.js';
+import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
+import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
 import { createInboxWorker, createOperatorService, registerInboxMetrics, type InboxWorker } from './inbox/index.js';
-import { channelRoutes, createOutboundService, outboundRoutes, registerSendLatency, type OutboundService } from './outbound/index.js';
+import { channelRoutes } from './message-kinds/index.js';
+import { createOutboundService, outboundRoutes, registerSendLatency, type OutboundService } from './outbound/index.js';
 import { assignmentRoutes, createAssignmentService, createRoutingService, routingRoutes } from './routing/index.js';
 import { createReportService, reportRoutes } from './reports/index.js';
 import { createTemplateService, templateRoutes } from './templates/index.js';
@@ -40,8 +36,8 @@ import { createLeadPlacement } from '../records/index.js';
 import { createWidgetNamespace, registerWebChannel, webDeliveryTo } from './web-channel/index.js';
 
 export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
-export { buildWidget } from './web-channel/index.js';
-export type { EventOrigin } from './conversations/index.js';
+export { buildWidget } from './widget/index.js';
+export type { EventOrigin } from './events/index.js';
 export { createConversationAudience, VIEW_ALL } from './conversations/index.js';
 export type { OutboundService } from './outbound/index.js';
 export type { ConversationAutomation, ConversationRef } from './automation/index.js';
@@ -150,7 +146,8 @@ export async function registerInteractionsModule(
   const assignment = createAssignmentService({ db, events, realtime, identity });
   const lifecycle = createConversationLifecycle({ db, queue: ctx.queue, events, realtime, sla });
   await lifecycle.start(options);
-  await registerBareAndApi(app, conversationRoutes, { service: conversations, lifecycle });
+  await registerBareAndApi(app, conversationRoutes, { service: conversations });
+  await registerBareAndApi(app, lifecycleRoutes, { lifecycle });
   await registerBareAndApi(app, assignmentRoutes, { service: assignment });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
   await registerBareAndApi(app, channelRoutes, {});

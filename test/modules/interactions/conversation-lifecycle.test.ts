@@ -5,7 +5,7 @@ import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../hel
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { captureEvents, connectSocket, listen, waitFor, waitForConversation, type ReceivedEvent } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
-import { ACTION_TARGET, ALLOWED_FROM, LIFECYCLE_ACTIONS, REOPENED_BY_INBOUND } from '../../../src/modules/interactions/conversations/conversation-lifecycle.js';
+import { ACTION_TARGET, ALLOWED_FROM, LIFECYCLE_ACTIONS, REOPENED_BY_INBOUND } from '../../../src/modules/interactions/lifecycle/conversation-lifecycle.js';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../../src/modules/interactions/model/index.js';
 
 let t: TestContext;

@@ -5,11 +5,11 @@
  * carry the workflow's origin, so the `message.outbound` they cause can stop a loop.
  */
 import type { Db } from '../../../db/client.js';
-import type { EventOrigin } from '../conversations/index.js';
+import type { EventOrigin } from '../events/index.js';
 import type { OutboundService } from '../outbound/index.js';
 import type { ConversationService } from '../conversations/index.js';
 import type { AssignmentService } from '../routing/index.js';
-import type { AnyOutboundBody } from '../outbound/index.js';
+import type { AnyOutboundBody } from '../message-kinds/index.js';
 import type { MessageResponse } from '../conversations/index.js';
 import { getConversation, latestConversationOf, viewerOf, type ViewerSource } from '../conversations/index.js';
 

@@ -1,12 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/auth/guard.js';
-import { problemResponse } from '../../../platform/http/openapi.js';
 import type { ConversationService } from './conversation.service.js';
-import type { ConversationLifecycle } from './conversation-lifecycle.service.js';
 import {
   ConversationCountsQuery,
   ConversationCountsResponse,
-  SnoozeBody,
   ConversationListQuery,
   ConversationListResponse,
   ConversationResponse,
@@ -18,10 +15,7 @@ import {
 } from './conversation.schemas.js';
 
 /** `/interactions/conversations` (served bare and under /api). */
-export const conversationRoutes: FastifyPluginAsyncTypebox<{ service: ConversationService; lifecycle: ConversationLifecycle }> = async (
-  app,
-  { service, lifecycle },
-) => {
+export const conversationRoutes: FastifyPluginAsyncTypebox<{ service: ConversationService }> = async (app, { service }) => {
   const tags = ['interactions'];
   const jwt = { auth: 'jwt' as const };
   app.get(
@@ -69,33 +63,5 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ service: Conversati
     '/interactions/conversations/:id/follow-up',
     { config: jwt, schema: { tags, summary: 'Mark (or clear) follow-up', params: IdParams, body: FollowUpBody, response: { 200: ConversationResponse } } },
     async (request) => service.setFollowUp(principalOf(request), request.params.id, request.body?.follow_up ?? true),
-  );
-  const notAllowed = problemResponse('`status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`)');
-  const lifecycleRoute = (action: 'resolve' | 'reopen' | 'pending', summary: string) =>
-    app.post(
-      `/interactions/conversations/:id/${action}`,
-      { config: jwt, schema: { tags, summary, params: IdParams, response: { 200: ConversationResponse, 409: notAllowed } } },
-      async (request) => lifecycle.change(principalOf(request), request.params.id, action),
-    );
-  lifecycleRoute('resolve', 'Resolve (from open, pending or snoozed)');
-  lifecycleRoute('reopen', 'Reopen (from resolved, pending or snoozed)');
-  lifecycleRoute('pending', 'Mark pending: waiting on the customer (from open or snoozed)');
-  app.post(
-    '/interactions/conversations/:id/snooze',
-    {
-      config: jwt,
-      schema: {
-        tags,
-        summary: 'Snooze until an instant (from open, pending or snoozed)',
-        params: IdParams,
-        body: SnoozeBody,
-        response: {
-          200: ConversationResponse,
-          409: notAllowed,
-          422: problemResponse('`snooze_until_invalid`: `until` is not in the future or more than 365 days ahead'),
-        },
-      },
-    },
-    async (request) => lifecycle.change(principalOf(request), request.params.id, 'snooze', new Date(request.body.until)),
   );
 };

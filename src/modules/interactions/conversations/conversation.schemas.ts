@@ -108,11 +108,6 @@ const StatusCounts = Type.Object({ open: Type.Integer(), pending: Type.Integer()
 export const ConversationCountsResponse = Type.Object({ mine: StatusCounts, unassigned: StatusCounts, all: StatusCounts });
 export type ConversationCountsResponse = Static<typeof ConversationCountsResponse>;
 
-export const SnoozeBody = Type.Object(
-  { until: Type.String({ format: 'date-time', description: 'When the conversation opens again (future, at most 365 days ahead)' }) },
-  { additionalProperties: false },
-);
-
 const PageInfo = Type.Object({ next_cursor: Nullable(Type.String()), limit: Type.Integer() });
 export const ConversationListResponse = Type.Object({ data: Type.Array(ConversationResponse), pagination: PageInfo });
 export const HistoryQuery = Type.Object({

@@ -5,11 +5,14 @@ import { validationFailed } from '../../../platform/errors.js';
 import { principalOf } from '../../../platform/auth/guard.js';
 import { problemResponse } from '../../../platform/http/openapi.js';
 import { IdParams, MessageResponse } from '../conversations/index.js';
-import { MessageParams, OUTBOUND_KINDS, type AnyOutboundBody, type OutboundKind } from './outbound.schemas.js';
+import { Id } from '../../../platform/http/ids.js';
+import { OUTBOUND_KINDS, type AnyOutboundBody, type OutboundKind } from '../message-kinds/index.js';
 import type { OutboundService, Sender } from './outbound.service.js';
 import { Type } from 'typebox';
 import type { MediaService } from '../../media/index.js';
 import { MEDIA_SIZE_LIMITS } from '../../media/index.js';
+
+const MessageParams = Type.Object({ id: Id, messageId: Id });
 
 const SUMMARY: Record<OutboundKind, string> = {
   text: 'Send a text message',

@@ -22,23 +22,14 @@ import type { TemplateService } from '../templates/index.js';
 import * as repo from './outbound.repository.js';
 import { logConversationEvent } from '../activity/index.js';
 import { ChangeEvents } from '../../../platform/transactions/change-events.js';
-import { buildPlatformMessage, platformCarries, type ResolvedReferences } from './outbound-message.builder.js';
-import type { AnyOutboundBody } from './outbound.schemas.js';
+import { buildPlatformMessage, platformCarries, type AnyOutboundBody, type ResolvedReferences } from '../message-kinds/index.js';
 import { toMessageResponse, type MessageRow } from '../conversations/index.js';
 import type { MessageResponse } from '../conversations/index.js';
 import { emitMessageCreated, emitMessageStatus, emitConversationUpdated } from '../conversations/index.js';
 import { PLATFORM_CODES, type ChannelTypeCode, type Platform } from '../model/index.js';
-import type { EventOrigin, MessageOutboundEvent } from '../conversations/index.js';
+import { announceAssignment, type EventOrigin, type MessageOutboundEvent } from '../events/index.js';
 import { serviceWindowExpiresAt } from '../conversations/index.js';
-import {
-  announceAssignment,
-  claimConversation,
-  getConversation,
-  mayAnswer,
-  queuesOfMembers,
-  viewerOf,
-  type ConversationViewer,
-} from '../conversations/index.js';
+import { claimConversation, getConversation, mayAnswer, queuesOfMembers, viewerOf, type ConversationViewer } from '../conversations/index.js';
 import type { ConversationRow } from '../conversations/index.js';
 import type { SlaClocks } from '../service-levels/index.js';
 

@@ -16,7 +16,7 @@ import { routeConversation, type Assignment } from '../routing/index.js';
 import type { SlaClocks } from '../service-levels/index.js';
 import { logConversationEvent } from '../activity/index.js';
 import { changeEventsOf } from '../../../platform/transactions/transaction.js';
-import { announceAssignment, announceStatusChange, type MessageInboundTriggerContext } from '../conversations/index.js';
+import { announceAssignment, announceStatusChange, type MessageInboundTriggerContext } from '../events/index.js';
 import { emitConversationCreated, emitConversationUpdated, emitMessageCreated } from '../conversations/index.js';
 
 /** A message event of the batch with its resolved account and, when the chat has one, its conversation. */

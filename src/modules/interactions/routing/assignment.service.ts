@@ -18,7 +18,7 @@ import { viewerOf, type Actor } from '../conversations/index.js';
 import { assignFromQueue, drainQueuesOf } from './routing.engine.js';
 import { findQueue, queueConversation } from './routing.repository.js';
 import { changeEventsOf, transaction } from '../../../platform/transactions/transaction.js';
-import { announceAssignment, announceUnassignment } from '../conversations/index.js';
+import { announceAssignment, announceUnassignment } from '../events/index.js';
 import { emitConversationUpdated } from '../conversations/index.js';
 
 export interface AssignmentService {

@@ -15,7 +15,7 @@ import * as repo from './routing.repository.js';
 import { existingAccountIds } from '../channel-accounts/index.js';
 import { drainQueue, drainQueuesOf, type Assignment } from './routing.engine.js';
 import { transaction } from '../../../platform/transactions/transaction.js';
-import { announceAssignment } from '../conversations/index.js';
+import { announceAssignment } from '../events/index.js';
 import type { RoutingConditions } from './routing.rules.js';
 
 const toQueue = (q: repo.QueueRow) => ({

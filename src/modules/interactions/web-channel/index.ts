@@ -13,11 +13,9 @@ import { registerBareAndApi } from '../../../platform/http/dual-prefix.js';
 import type { MediaService } from '../../media/index.js';
 import type { InboxWorker } from '../inbox/index.js';
 import type { MessageRow } from '../conversations/index.js';
-import { createVisitorTokens } from './visitor-token.js';
 import { createWebChannelService, toVisitorMessage } from './web-channel.service.js';
 import { webChannelStaffRoutes, widgetRoutes } from './web-channel.routes.js';
-import { createWidgetHub, type WidgetHub } from './widget-socket.js';
-import { createWidgetLimits } from './widget-limits.js';
+import { createVisitorTokens, createWidgetHub, createWidgetLimits, type WidgetHub } from '../widget/index.js';
 import { widgetAssetRoutes } from './widget-asset.routes.js';
 import { VisitorTyping } from './web-channel.schemas.js';
 import { defineServerEvent } from '../../../platform/realtime/events.js';
@@ -99,4 +97,3 @@ export async function registerWebChannel(
     },
   });
 }
-export { buildWidget } from './widget-asset.js';

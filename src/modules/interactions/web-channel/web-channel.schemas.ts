@@ -1,6 +1,7 @@
 /** Schemas of the website chat (issue 32): the staff's web settings, and the visitor API under `/api/widget`. */
 import { Type, type Static } from 'typebox';
 import { Id } from '../../../platform/http/ids.js';
+import { VisitorMessage } from '../widget/index.js';
 
 const Requirement = Type.Union([Type.Literal('off'), Type.Literal('optional'), Type.Literal('required')]);
 const PrechatFields = Type.Object(
@@ -105,17 +106,6 @@ export const SessionResponse = Type.Object({
   widget: WidgetConfigResponse,
 });
 export type SessionResponse = Static<typeof SessionResponse>;
-
-export const VisitorMessage = Type.Object({
-  id: Type.Integer(),
-  author: Type.Union([Type.Literal('visitor'), Type.Literal('agent')]),
-  type: Type.String(),
-  text: Type.Union([Type.String(), Type.Null()], { description: 'Plain text: never HTML' }),
-  media: Type.Union([Type.Object({ url: Type.String(), kind: Type.String(), filename: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
-  status: Type.Union([Type.String(), Type.Null()]),
-  occurred_at: Type.String({ format: 'date-time' }),
-});
-export type VisitorMessage = Static<typeof VisitorMessage>;
 
 export const HistoryQuery = Type.Object({
   before: Type.Optional(Id),

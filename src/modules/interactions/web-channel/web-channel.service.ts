@@ -21,9 +21,7 @@ import { chatKey, eventKey, type CanonicalEvent } from '../projection/index.js';
 import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../conversations/index.js';
 import type { PrechatFields, WidgetAppearance } from '../model/index.js';
 import * as repo from './web-channel.repository.js';
-import { identitySignatureHolds, type VisitorTokens } from './visitor-token.js';
-import type { WidgetLimits } from './widget-limits.js';
-import type { WidgetHub } from './widget-socket.js';
+import { identitySignatureHolds, type VisitorMessage, type VisitorTokens, type WidgetHub, type WidgetLimits } from '../widget/index.js';
 import type {
   HistoryQuery,
   SendBody,
@@ -31,7 +29,6 @@ import type {
   StartSessionBody,
   UpdateWebSettingsBody,
   UploadBody,
-  VisitorMessage,
   WebSettingsResponse,
   WidgetConfigResponse,
 } from './web-channel.schemas.js';

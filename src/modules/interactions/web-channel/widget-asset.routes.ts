@@ -9,7 +9,7 @@ import type { Db } from '../../../db/client.js';
 import { notFound } from '../../../platform/errors.js';
 import { findAccountByToken } from './web-channel.repository.js';
 import { DEMO_WEBSITE_TOKEN } from './web-channel.demo.js';
-import { demoPage, widgetAsset } from './widget-asset.js';
+import { demoPage, widgetAsset } from '../widget/index.js';
 
 export const widgetAssetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get('/widget.js', { config: { auth: 'none' }, schema: { hide: true } }, async (request, reply) => {

@@ -6,8 +6,7 @@
 import type { Db } from '../../../db/client.js';
 import { changeEventsOf } from '../../../platform/transactions/transaction.js';
 import { logConversationEvent, statusEventKind, type StatusCause } from '../activity/index.js';
-import type { ConversationRow } from './conversation.mapper.js';
-import { emitConversationAssigned, emitConversationSla, emitConversationStatusChanged } from './interactions.realtime.js';
+import { emitConversationAssigned, emitConversationSla, emitConversationStatusChanged, type ConversationRow } from '../conversations/index.js';
 import type { AssignmentVia, ChannelTypeCode, ConversationStatus, SlaMetric, SlaTimeBasis } from '../model/index.js';
 import type { SlaAlert } from '../service-levels/index.js';
 

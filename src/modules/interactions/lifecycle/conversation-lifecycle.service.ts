@@ -14,12 +14,16 @@ import { notFound } from '../../../platform/errors.js';
 import { transaction } from '../../../platform/transactions/transaction.js';
 import type { ConversationStatus } from '../model/index.js';
 import { ACTION_TARGET, assertSnoozeUntil, assertTransition, type LifecycleAction } from './conversation-lifecycle.js';
-import { toConversationResponse } from './conversation.mapper.js';
-import { getConversation, updateConversation, wakeSnoozed } from './conversation.repository.js';
-import { viewerOf } from './conversation-visibility.js';
-import type { ConversationResponse } from './conversation.schemas.js';
-import type { Actor } from './conversation.service.js';
-import { announceStatusChange } from './interactions.events.js';
+import {
+  getConversation,
+  toConversationResponse,
+  updateConversation,
+  viewerOf,
+  wakeSnoozed,
+  type Actor,
+  type ConversationResponse,
+} from '../conversations/index.js';
+import { announceStatusChange } from '../events/index.js';
 import type { SlaClocks } from '../service-levels/index.js';
 
 const WAKE_QUEUE = 'interactions.conversation.wake';

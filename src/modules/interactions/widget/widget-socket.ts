@@ -12,7 +12,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
-import type { VisitorMessage } from './web-channel.schemas.js';
+import type { VisitorMessage } from './visitor-message.schemas.js';
 
 /** What the server sends a visitor's sockets. */
 interface WidgetServerEvents {

@@ -8,8 +8,7 @@ import type { Db } from '../../../db/client.js';
 import { notFound, AppError } from '../../../platform/errors.js';
 import { isCommunicationsError, type CommunicationsClient, type MediaStream } from '../../../integrations/communications/index.js';
 import type { CommunicationsConfigService } from '../communications/index.js';
-import { viewerHasMedia } from './conversation.repository.js';
-import { viewerOf, type ViewerSource } from './conversation-visibility.js';
+import { viewerHasMedia, viewerOf, type ViewerSource } from '../conversations/index.js';
 
 export interface MediaProxyService {
   /** Errors: 404 `not_found`; 502 `communications_unavailable` when the service cannot give the bytes. */

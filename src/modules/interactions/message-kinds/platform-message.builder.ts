@@ -10,7 +10,7 @@
  */
 import { unprocessable } from '../../../platform/errors.js';
 import type { Platform } from '../model/index.js';
-import type { AnyOutboundBody, OutboundKind } from './outbound.schemas.js';
+import type { AnyOutboundBody, OutboundKind } from './message-kinds.schemas.js';
 
 /** Platform ids this service resolved for the request (from our ids in the body). */
 export interface ResolvedReferences {

@@ -6,7 +6,7 @@
  * `media_id` (a ready media object of the entity, sent as a signed link).
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { Id, IdOf } from '../../../platform/http/ids.js';
+import { IdOf } from '../../../platform/http/ids.js';
 import { TemplateMessageBody } from '../templates/index.js';
 
 const strict = { additionalProperties: false } as const;
@@ -158,5 +158,3 @@ export const OUTBOUND_KINDS = {
 export type OutboundKind = keyof typeof OUTBOUND_KINDS;
 type OutboundBody<K extends OutboundKind> = Static<(typeof OUTBOUND_KINDS)[K]>;
 export type AnyOutboundBody = { [K in OutboundKind]: { kind: K; body: OutboundBody<K> } }[OutboundKind];
-
-export const MessageParams = Type.Object({ id: Id, messageId: Id });
