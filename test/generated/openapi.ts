@@ -1570,74 +1570,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/interactions/conversations/{id}/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Resolve (from open, pending or snoozed) */
-        post: operations["postInteractionsConversationsByIdResolve"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/interactions/conversations/{id}/reopen": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Reopen (from resolved, pending or snoozed) */
-        post: operations["postInteractionsConversationsByIdReopen"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/interactions/conversations/{id}/pending": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mark pending: waiting on the customer (from open or snoozed) */
-        post: operations["postInteractionsConversationsByIdPending"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/interactions/conversations/{id}/snooze": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Snooze until an instant (from open, pending or snoozed) */
-        post: operations["postInteractionsConversationsByIdSnooze"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/interactions/conversations": {
         parameters: {
             query?: never;
@@ -1751,6 +1683,74 @@ export interface paths {
         put?: never;
         /** Mark (or clear) follow-up */
         post: operations["apiPostInteractionsConversationsByIdFollowUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve (from open, pending or snoozed) */
+        post: operations["postInteractionsConversationsByIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen (from resolved, pending or snoozed) */
+        post: operations["postInteractionsConversationsByIdReopen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark pending: waiting on the customer (from open or snoozed) */
+        post: operations["postInteractionsConversationsByIdPending"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Snooze until an instant (from open, pending or snoozed) */
+        post: operations["postInteractionsConversationsByIdSnooze"];
         delete?: never;
         options?: never;
         head?: never;
@@ -16845,485 +16845,6 @@ export interface operations {
             };
         };
     };
-    postInteractionsConversationsByIdResolve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        entity_id: number;
-                        entity_channel_account_id: number;
-                        /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
-                        external_chat_id: string;
-                        contact_id: number;
-                        lead_id: number;
-                        group_id: number;
-                        sender_name: string | null;
-                        /** @enum {unknown} */
-                        assignment_status: "unassigned" | "queued" | "assigned";
-                        assigned_employee_id: number | null;
-                        assigned_at: string | null;
-                        queue_id: number | null;
-                        last_message_id: number | null;
-                        last_message_preview: string | null;
-                        last_message_at: string | null;
-                        unread_count: number;
-                        service_window_expires_at: string | null;
-                        follow_up: boolean;
-                        workspace_notes: string;
-                        /**
-                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
-                         * @enum {unknown}
-                         */
-                        status: "open" | "pending" | "snoozed" | "resolved";
-                        status_changed_at: string | null;
-                        status_changed_by: number | null;
-                        snoozed_until: string | null;
-                        first_response_due_at: string | null;
-                        next_response_due_at: string | null;
-                        resolution_due_at: string | null;
-                        sla_status: ("on_track" | "at_risk" | "breached") | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or expired Bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in the active entity */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postInteractionsConversationsByIdReopen: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        entity_id: number;
-                        entity_channel_account_id: number;
-                        /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
-                        external_chat_id: string;
-                        contact_id: number;
-                        lead_id: number;
-                        group_id: number;
-                        sender_name: string | null;
-                        /** @enum {unknown} */
-                        assignment_status: "unassigned" | "queued" | "assigned";
-                        assigned_employee_id: number | null;
-                        assigned_at: string | null;
-                        queue_id: number | null;
-                        last_message_id: number | null;
-                        last_message_preview: string | null;
-                        last_message_at: string | null;
-                        unread_count: number;
-                        service_window_expires_at: string | null;
-                        follow_up: boolean;
-                        workspace_notes: string;
-                        /**
-                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
-                         * @enum {unknown}
-                         */
-                        status: "open" | "pending" | "snoozed" | "resolved";
-                        status_changed_at: string | null;
-                        status_changed_by: number | null;
-                        snoozed_until: string | null;
-                        first_response_due_at: string | null;
-                        next_response_due_at: string | null;
-                        resolution_due_at: string | null;
-                        sla_status: ("on_track" | "at_risk" | "breached") | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or expired Bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in the active entity */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postInteractionsConversationsByIdPending: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        entity_id: number;
-                        entity_channel_account_id: number;
-                        /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
-                        external_chat_id: string;
-                        contact_id: number;
-                        lead_id: number;
-                        group_id: number;
-                        sender_name: string | null;
-                        /** @enum {unknown} */
-                        assignment_status: "unassigned" | "queued" | "assigned";
-                        assigned_employee_id: number | null;
-                        assigned_at: string | null;
-                        queue_id: number | null;
-                        last_message_id: number | null;
-                        last_message_preview: string | null;
-                        last_message_at: string | null;
-                        unread_count: number;
-                        service_window_expires_at: string | null;
-                        follow_up: boolean;
-                        workspace_notes: string;
-                        /**
-                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
-                         * @enum {unknown}
-                         */
-                        status: "open" | "pending" | "snoozed" | "resolved";
-                        status_changed_at: string | null;
-                        status_changed_by: number | null;
-                        snoozed_until: string | null;
-                        first_response_due_at: string | null;
-                        next_response_due_at: string | null;
-                        resolution_due_at: string | null;
-                        sla_status: ("on_track" | "at_risk" | "breached") | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or expired Bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in the active entity */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postInteractionsConversationsByIdSnooze: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description When the conversation opens again (future, at most 365 days ahead)
-                     */
-                    until: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        entity_id: number;
-                        entity_channel_account_id: number;
-                        /** @enum {unknown} */
-                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
-                        external_chat_id: string;
-                        contact_id: number;
-                        lead_id: number;
-                        group_id: number;
-                        sender_name: string | null;
-                        /** @enum {unknown} */
-                        assignment_status: "unassigned" | "queued" | "assigned";
-                        assigned_employee_id: number | null;
-                        assigned_at: string | null;
-                        queue_id: number | null;
-                        last_message_id: number | null;
-                        last_message_preview: string | null;
-                        last_message_at: string | null;
-                        unread_count: number;
-                        service_window_expires_at: string | null;
-                        follow_up: boolean;
-                        workspace_notes: string;
-                        /**
-                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
-                         * @enum {unknown}
-                         */
-                        status: "open" | "pending" | "snoozed" | "resolved";
-                        status_changed_at: string | null;
-                        status_changed_by: number | null;
-                        snoozed_until: string | null;
-                        first_response_due_at: string | null;
-                        next_response_due_at: string | null;
-                        resolution_due_at: string | null;
-                        sla_status: ("on_track" | "at_risk" | "breached") | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Missing, invalid or expired Bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No such record in the active entity */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `snooze_until_invalid`: `until` is not in the future or more than 365 days ahead */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected error; the body exposes only `requestId` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     apiGetInteractionsConversations: {
         parameters: {
             query?: {
@@ -18026,6 +17547,485 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdReopen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdPending: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the conversation opens again (future, at most 365 days ahead)
+                     */
+                    until: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `snooze_until_invalid`: `until` is not in the future or more than 365 days ahead */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
