@@ -21,6 +21,7 @@ const unitFiles = [
   'test/modules/workflows/filter-engine.test.ts',
   'test/platform/crypto/sealed-box.test.ts',
   'test/platform/permission-resolution.test.ts',
+  'test/platform/schema-compilers.test.ts',
   'test/platform/xlsx/workbook-writer.test.ts',
 ];
 

@@ -20,6 +20,7 @@ import { inFlightPlugin } from './platform/http/in-flight.js';
 import { drainPlugin } from './platform/http/drain.js';
 import { limitConnectionsPerAddress } from './platform/http/connection-limits.js';
 import { openApiConventions } from './platform/http/openapi.js';
+import { sharedSchemaCompilers } from './platform/http/schema-compilers.js';
 import { contractCheck, type ContractViolation } from './platform/http/contract-check.js';
 import { passwordVerifications } from './platform/auth/password.js';
 import { authGuard } from './platform/auth/guard.js';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `req-${randomUUID()}`;
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+    schemaController: sharedSchemaCompilers,
     bodyLimit: 1024 * 1024,
     // drain.ts answers requests that arrive while closing (503 problem+json with Retry-After).
     return503OnClosing: false,

@@ -88,9 +88,14 @@ function capitalize(word: string): string {
 function withDefaultsOptional(schema: unknown): object | undefined {
   const s = schema as { required?: string[]; properties?: Record<string, { default?: unknown }> } | undefined;
   if (!s?.required || !s.properties) return undefined;
+  // The same object for the same schema: its compiled validator is shared (schema-compilers.ts).
+  if (relaxed.has(s)) return relaxed.get(s);
   const required = s.required.filter((name) => s.properties?.[name]?.default === undefined);
-  return required.length === s.required.length ? undefined : { ...s, required };
+  const result = required.length === s.required.length ? undefined : { ...s, required };
+  relaxed.set(s, result);
+  return result;
 }
+const relaxed = new WeakMap<object, object | undefined>();
 
 function documentRoute(route: RouteOptions, seen: Map<string, string>): void {
   const schema = route.schema;
