@@ -43,11 +43,22 @@ const Problem = Type.Object(
  * another shared schema (`schemaId`, added with `addSchema`) that extends it with members of its own.
  */
 export function problemResponse(description: string, schemaId: string = PROBLEM_SCHEMA_ID) {
-  return { description, content: { 'application/problem+json': { schema: { $ref: `${schemaId}#` } } } };
+  return { description, content: { 'application/problem+json': { schema: problemRef(schemaId) } } };
 }
+
+/** One `$ref` object per shared schema: the serializer compiled for it is shared (schema-compilers.ts). */
+function problemRef(schemaId: string): { $ref: string } {
+  let ref = problemRefs.get(schemaId);
+  if (!ref) problemRefs.set(schemaId, (ref = { $ref: `${schemaId}#` }));
+  return ref;
+}
+const problemRefs = new Map<string, { $ref: string }>();
 
 /** The members every problem body has, for a shared schema that extends `Problem` with its own. */
 export const problemProperties = () => ({ ...Problem.properties });
+
+/** The house convention for a removal: 204 without a body. */
+const REMOVED = { type: 'null', description: 'Removed; no body' };
 
 const ERRORS = {
   400: problemResponse('Invalid request (`validation_failed` names each bad field in `errors`)'),
@@ -122,8 +133,7 @@ function documentRoute(route: RouteOptions, seen: Map<string, string>): void {
   const defaultsOptional = { querystring: withDefaultsOptional(schema.querystring), body: withDefaultsOptional(schema.body) };
   const own = (schema.response ?? {}) as Record<string, unknown>;
   // The house convention for a removal is 204 without a body; routes rarely spell it out.
-  const success =
-    Object.keys(own).some((status) => status.startsWith('2')) || method !== 'DELETE' ? {} : { 204: { type: 'null', description: 'Removed; no body' } };
+  const success = Object.keys(own).some((status) => status.startsWith('2')) || method !== 'DELETE' ? {} : { 204: REMOVED };
   route.schema = {
     ...schema,
     ...(defaultsOptional.querystring ? { querystring: defaultsOptional.querystring } : {}),
