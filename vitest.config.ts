@@ -51,7 +51,9 @@ export default defineConfig({
     // every file cost more than most files' tests. Nothing a file sets up outlives it: apps, databases, servers
     // and timers are closed in its hooks. The process project keeps isolation: it spawns and kills services.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // `isolate: false` here is what lets a worker process outlive its first file (the pool reads only the root's
+    // pool options); each project's own `isolate` then says whether a file starts from fresh modules.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
@@ -68,7 +70,7 @@ export default defineConfig({
           setupFiles: ['test/helpers/contract-setup.ts'],
         },
       },
-      { extends: true, test: { name: 'process', include: processFiles, globalSetup: ['test/helpers/global-setup.ts'] } },
+      { extends: true, test: { name: 'process', include: processFiles, isolate: true, globalSetup: ['test/helpers/global-setup.ts'] } },
     ],
   },
 });
