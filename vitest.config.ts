@@ -52,8 +52,10 @@ export default defineConfig({
     // and timers are closed in its hooks. The process project keeps isolation: it spawns and kills services.
     pool: 'forks',
     // `isolate: false` here is what lets a worker process outlive its first file (the pool reads only the root's
-    // pool options); each project's own `isolate` then says whether a file starts from fresh modules.
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
+    // pool options); each project's own `isolate` then says whether a file starts from fresh modules. As many
+    // workers at least as at most: the pool stops a worker it finds idle beyond the minimum, and a file handed
+    // to it meanwhile dies with it ("Terminating worker thread").
+    poolOptions: { forks: { maxForks: 2, minForks: 2, isolate: false } },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
