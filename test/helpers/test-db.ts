@@ -1,7 +1,12 @@
 /**
- * One database per test file: an in-memory PGlite loaded from the run's migrated dump by default, or a
+ * One database per test file: an in-memory PGlite in the run's migrated state by default, or a
  * PostgreSQL database cloned from the migrated template when TEST_DATABASE_URL is set (see
  * global-setup.ts). Drop it with `close()`.
+ *
+ * A PGlite database given back with `close()` is restored to the migrated state and handed to the worker's
+ * next file (files share their worker's modules, see vitest.config.ts): starting a PGlite from the dump
+ * (unpacking the data directory, starting PostgreSQL) cost more than many files' own tests. A database
+ * whose schema a file changed, or that cannot be restored, is closed instead, and the next file loads a fresh one.
  */
 import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
@@ -11,6 +16,7 @@ import { openDatabase, type Database } from '../../src/db/client.js';
 import { prepareDatabase } from '../../src/bootstrap/prepare-database.js';
 import { seedPermissionCatalog } from '../../src/modules/permissions/permission.repository.js';
 import { createDirectoryService } from '../../src/modules/identity/directory.service.js';
+import { QUEUE_SCHEMA } from '../../src/db/migrate.js';
 import { withDatabaseName } from './pg-url.js';
 
 export interface TestDatabase {
@@ -26,11 +32,20 @@ export async function createTestDatabase(options: { traced?: boolean } = {}): Pr
   const baseUrl = process.env.TEST_DATABASE_URL;
   const template = inject('templateDatabase');
   if (!baseUrl || !template) {
-    // Without the global setup's dump (a config that does not run it), migrate here as before.
-    const dump = inject('pgliteDump');
-    const database = await openDatabase({ dataDir: ':memory:', traced: options.traced ?? false, ...(dump ? { loadDataDir: await openAsBlob(dump) } : {}) });
-    if (!dump) await prepareDatabase(database);
-    return { database, url: undefined, close: () => database.close() };
+    const traced = options.traced ?? false;
+    // Traced databases wrap their client for spans: never handed on.
+    const database = (!traced && restoredDatabases.pop()) || (await openPglite(traced));
+    let closed = false;
+    return {
+      database,
+      url: undefined,
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (!traced && restoredDatabases.length < KEPT_DATABASES && (await restoreMigratedState(database))) restoredDatabases.push(database);
+        else await database.close().catch(() => undefined);
+      },
+    };
   }
   const name = `crm_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -57,6 +72,114 @@ export async function createTestDatabase(options: { traced?: boolean } = {}): Pr
       await client.end();
     },
   };
+}
+
+/** At most this many restored PGlite databases wait for the worker's next files. */
+const KEPT_DATABASES = 2;
+const restoredDatabases: Database[] = [];
+
+/** What a restore must bring back, read from the first database of the worker before any file used it. */
+interface MigratedState {
+  /** Tables, views, indexes, columns, functions and triggers of the service's schemas, as one text. */
+  catalog: string;
+  /** Rows the migrated state holds (the permission catalogue, the system roles), as JSON per table. */
+  rows: { table: string; json: string }[];
+  /** Every sequence's position. */
+  sequences: { name: string; lastValue: string | null }[];
+}
+let migratedState: MigratedState | undefined;
+
+/** The job queue's tables of jobs and schedules, emptied between files; its version and queue definitions stay. */
+const QUEUE_DATA_TABLES = ['job', 'archive', 'schedule', 'subscription'];
+
+const USER_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg\\_temp%' and n.nspname not like 'pg\\_toast%'`;
+
+/** A queue's partition of pg-boss's job table, and its indexes, are named `j` and the queue name's SHA-224. */
+const NOT_QUEUE_PARTITION = `not (n.nspname = '${QUEUE_SCHEMA}' and c.relname ~ '^j[0-9a-f]{56}')`;
+
+/** Tables, views, indexes, columns, functions and triggers of the database's own schemas, as one text. */
+async function readCatalog(database: Database): Promise<string> {
+  const { rows } = await database.executeSql(
+    `select string_agg(item, ',' order by item) as catalog from (
+       select format('%s.%s:%s', n.nspname, c.relname, c.relkind) from pg_class c join pg_namespace n on n.oid = c.relnamespace where ${USER_SCHEMAS} and ${NOT_QUEUE_PARTITION}
+       union all
+       select format('%s.%s.%s:%s:%s', n.nspname, c.relname, a.attname, a.atttypid, a.attnotnull) from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+         where ${USER_SCHEMAS} and ${NOT_QUEUE_PARTITION} and a.attnum > 0 and not a.attisdropped
+       union all
+       select format('%s.%s:%s', n.nspname, p.proname, md5(p.prosrc)) from pg_proc p join pg_namespace n on n.oid = p.pronamespace where ${USER_SCHEMAS}
+       union all
+       select format('%s:%s:%s', t.tgrelid::regclass, t.tgname, t.tgenabled) from pg_trigger t where not t.tgisinternal
+     ) catalog(item)`,
+  );
+  return String(rows[0]!.catalog);
+}
+
+async function openPglite(traced: boolean): Promise<Database> {
+  // Without the global setup's dump (a config that does not run it), migrate here.
+  const dump = inject('pgliteDump');
+  const database = await openDatabase({ dataDir: ':memory:', traced, ...(dump ? { loadDataDir: await openAsBlob(dump) } : {}) });
+  if (!dump) await prepareDatabase(database);
+  migratedState ??= await readMigratedState(database);
+  return database;
+}
+
+async function readMigratedState(database: Database): Promise<MigratedState> {
+  const tables = (
+    await database.executeSql(
+      `select format('%I.%I', schemaname, tablename) as name from pg_tables where schemaname = 'public' or (schemaname = '${QUEUE_SCHEMA}' and tablename = any($1::text[]))`,
+      [QUEUE_DATA_TABLES],
+    )
+  ).rows.map((r) => String(r.name));
+  const rows: MigratedState['rows'] = [];
+  for (const table of tables) {
+    const { rows: read } = await database.executeSql(`select json_agg(t)::text as json from ${table} t`);
+    if (read[0]!.json !== null) rows.push({ table, json: String(read[0]!.json) });
+  }
+  const sequences = await database.executeSql(`select format('%I.%I', schemaname, sequencename) as name, last_value::text from pg_sequences`);
+  return {
+    catalog: await readCatalog(database),
+    rows,
+    sequences: sequences.rows.map((r) => ({ name: String(r.name), lastValue: r.last_value === null ? null : String(r.last_value) })),
+  };
+}
+
+/**
+ * Brings a database a file used back to the migrated state: session state reset, every table emptied, and the
+ * migrated rows and sequence positions restored. The job queue's definitions (pg-boss queues and their
+ * partitions) stay, as they do when the service restarts on its database; the next app brings each to its
+ * own options. False when that cannot be done or the schema still differs (a file that changed it), so
+ * the caller closes the database.
+ */
+async function restoreMigratedState(database: Database): Promise<boolean> {
+  const state = migratedState;
+  if (!state) return false;
+  try {
+    await database.executeSql('discard all');
+    if ((await readCatalog(database)) !== state.catalog) return false;
+    // Rows as they were, without firing the service's triggers or checking references in between. Deleting
+    // is cheaper here than truncating, which replaces every table's and index's files.
+    await database.executeSql(`set session_replication_role = replica`);
+    await database.executeSql(`do $$
+      declare
+        t record;
+      begin
+        for t in select format('%I.%I', schemaname, tablename) as name from pg_tables
+          where schemaname = 'public' or (schemaname = '${QUEUE_SCHEMA}' and tablename in (${QUEUE_DATA_TABLES.map((t) => `'${t}'`).join(', ')})) loop
+          execute format('delete from %s', t.name);
+        end loop;
+      end $$`);
+    for (const { table, json } of state.rows)
+      await database.executeSql(`insert into ${table} overriding system value select * from json_populate_recordset(null::${table}, $1::json)`, [json]);
+    await database.executeSql(`reset session_replication_role`);
+    await database.executeSql(
+      `select setval(s.name::regclass, coalesce(s.last_value, q.start_value), s.last_value is not null)
+         from unnest($1::text[], $2::bigint[]) s(name, last_value) join pg_sequences q on format('%I.%I', q.schemaname, q.sequencename) = s.name`,
+      [state.sequences.map((q) => q.name), state.sequences.map((q) => q.lastValue)],
+    );
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Empties every application table and restores the permission catalogue and system roles. */
