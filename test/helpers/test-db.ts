@@ -132,14 +132,14 @@ async function readMigratedState(database: Database): Promise<MigratedState> {
   ).rows.map((r) => String(r.name));
   const rows: MigratedState['rows'] = [];
   for (const table of tables) {
-    const { rows: read } = await database.executeSql(`select json_agg(t)::text as json from ${table} t`);
-    if (read[0]!.json !== null) rows.push({ table, json: String(read[0]!.json) });
+    const json = (await database.executeSql(`select json_agg(t)::text as json from ${table} t`)).rows[0]!.json as string | null;
+    if (json !== null) rows.push({ table, json });
   }
   const sequences = await database.executeSql(`select format('%I.%I', schemaname, sequencename) as name, last_value::text from pg_sequences`);
   return {
     catalog: await readCatalog(database),
     rows,
-    sequences: sequences.rows.map((r) => ({ name: String(r.name), lastValue: r.last_value === null ? null : String(r.last_value) })),
+    sequences: sequences.rows.map((r) => ({ name: String(r.name), lastValue: r.last_value as string | null })),
   };
 }
 
