@@ -64,8 +64,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ host: config.host, port: config.port });
-  app.log.info(`API docs at http://${config.host}:${config.port}/docs (database: ${database.kind})`);
+  // The address listened on, with the port the system chose when PORT is 0.
+  const address = await app.listen({ host: config.host, port: config.port });
+  app.log.info(`API docs at ${address}/docs (database: ${database.kind})`);
 }
 
 main().catch((err: unknown) => {
