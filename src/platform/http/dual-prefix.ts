@@ -5,20 +5,28 @@
  * prefix (`getGroups` → `apiGetGroups`), and a hidden bare route stays hidden under `/api`.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 
-/** Registers `plugin` at `/` and at `/api`. */
-export async function registerBareAndApi<Options extends object>(app: FastifyInstance, plugin: FastifyPluginAsync<Options>, options: Options): Promise<void> {
+/**
+ * Registers `plugin` at `/` and at `/api`. Both registrations and the `/api` scope carry a plugin name (the
+ * function's), still encapsulated: Fastify looks an unnamed plugin up among every loaded CommonJS module first.
+ */
+export async function registerBareAndApi<Options extends object>(app: FastifyInstance, routes: FastifyPluginAsync<Options>, options: Options): Promise<void> {
+  const plugin = fp(routes, { name: routes.name || 'routes', encapsulate: true });
   await app.register(plugin, options);
   await app.register(
-    async (api) => {
-      // Runs after the root's OpenAPI conventions (openapi.ts), which gave the copy the bare operationId.
-      api.addHook('onRoute', (route) => {
-        const operationId = route.schema?.operationId;
-        if (!route.schema || route.schema.hide || !operationId) return;
-        route.schema = { ...route.schema, operationId: `api${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}` };
-      });
-      await api.register(plugin, options);
-    },
+    fp(
+      async (api) => {
+        // Runs after the root's OpenAPI conventions (openapi.ts), which gave the copy the bare operationId.
+        api.addHook('onRoute', (route) => {
+          const operationId = route.schema?.operationId;
+          if (!route.schema || route.schema.hide || !operationId) return;
+          route.schema = { ...route.schema, operationId: `api${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}` };
+        });
+        await api.register(plugin, options);
+      },
+      { name: `/api ${plugin.name || 'routes'}`, encapsulate: true },
+    ),
     { prefix: '/api' },
   );
 }
