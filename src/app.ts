@@ -49,6 +49,7 @@ import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
 import { registerWorkflowsModule } from './modules/workflows/index.js';
 import { registerCommerceModule } from './modules/commerce/index.js';
+import { registerRoutes } from './platform/http/dual-prefix.js';
 
 /** Probes and scrapes: frequent and uninteresting in traces. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -264,7 +265,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(authGuard, { authenticator: ctx.authenticator });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
-  await app.register(healthRoutes, { database: deps.database });
+  await registerRoutes(app, healthRoutes, { database: deps.database });
 
   const erpModule = await registerErpSessionModule(app, ctx, identity);
   await registerPermissionsModule(app, ctx);

@@ -4,6 +4,7 @@ import { createLoginThrottle } from '../../platform/http/login-throttle.js';
 import { authRoutes } from './auth.routes.js';
 import { createAuthService, type AuthenticatedHook, type AuthService, type ErpLoginBridge } from './auth.service.js';
 import type { IdentityService } from '../identity/index.js';
+import { registerRoutes } from '../../platform/http/dual-prefix.js';
 
 /**
  * Registers `/api/auth/*`; returns the service. `erp` (the ERP session module) adds ERP validation,
@@ -26,6 +27,6 @@ export async function registerAuthModule(
     ...(onAuthenticated ? { onAuthenticated } : {}),
     log: ctx.log,
   });
-  await app.register(authRoutes, { prefix: '/api/auth', service, throttle: createLoginThrottle({ ...ctx.config.loginRateLimit, redis: ctx.redis }) });
+  await registerRoutes(app, authRoutes, { prefix: '/api/auth', service, throttle: createLoginThrottle({ ...ctx.config.loginRateLimit, redis: ctx.redis }) });
   return service;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import type { RecordsModule } from '../records/index.js';
 import { carteraRoutes } from './cartera.routes.js';
 import { createCarteraService } from './cartera.service.js';
@@ -12,7 +12,7 @@ export { rebuildCarteraItems } from './cartera.repository.js';
 export async function registerCarteraModule(app: FastifyInstance, ctx: AppContext, records: RecordsModule): Promise<void> {
   const service = createCarteraService({ database: ctx.database, leads: records.leads });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
-    await scope.register(carteraRoutes, { service, database: ctx.database });
+    await registerRoutes(scope, carteraRoutes, { service, database: ctx.database });
   };
   await registerBareAndApi(app, plugin, {});
 }

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { DateTime } from 'luxon';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import type { IdentityService } from '../identity/index.js';
 import { createContactPlacement, createLeadPlacement, sellersOf } from '../records/index.js';
 import type { CatalogService } from '../catalogs/index.js';
@@ -85,10 +85,10 @@ export async function registerCommerceModule(
     conversationExists: async (p, id) => (await deps.conversations.parties(p.entityId, id, p)) !== undefined,
   });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
-    await scope.register(conversationCatalogRoutes, { service: conversationCatalog });
-    await scope.register(quoteRoutes, { service: quotes, delivery });
-    await scope.register(orderRoutes, { service: orders });
-    await scope.register(opportunityRoutes, { service: opportunities });
+    await registerRoutes(scope, conversationCatalogRoutes, { service: conversationCatalog });
+    await registerRoutes(scope, quoteRoutes, { service: quotes, delivery });
+    await registerRoutes(scope, orderRoutes, { service: orders });
+    await registerRoutes(scope, opportunityRoutes, { service: opportunities });
   };
   await registerBareAndApi(app, plugin, {});
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import { createRecordLookup } from '../records/index.js';
 import { customFieldRoutes } from './custom-field.routes.js';
 import { customFieldValueRoutes } from './custom-field-value.routes.js';
@@ -15,8 +15,8 @@ export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppC
   const service = createCustomFieldService({ db: ctx.db });
   const values = createCustomFieldValueService({ db: ctx.db, recordExists: createRecordLookup(ctx.db), media });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
-    await scope.register(customFieldRoutes, { service });
-    await scope.register(customFieldValueRoutes, { service: values });
+    await registerRoutes(scope, customFieldRoutes, { service });
+    await registerRoutes(scope, customFieldValueRoutes, { service: values });
   };
   await registerBareAndApi(app, plugin, {});
 }

@@ -7,6 +7,7 @@ import { erpSessionRoutes } from './erp-session.routes.js';
 import { createErpSessionService, type ErpSessionService } from './erp-session.service.js';
 import { installErpGuard } from './erp-guard.js';
 import type { IdentityService } from '../identity/index.js';
+import { registerRoutes } from '../../platform/http/dual-prefix.js';
 
 export { scopeOf } from './erp-session.routes.js';
 export { erpAccessOf } from './erp-guard.js';
@@ -30,6 +31,6 @@ export async function registerErpSessionModule(app: FastifyInstance, ctx: AppCon
   const erp = createErpClient({ baseUrl: erpBaseUrl(ctx.config), authUrl: ctx.config.erp.authUrl, timeoutMs: ctx.config.erp.timeoutMs });
   const sessions = createErpSessionService({ db: ctx.db, identity, erp, box: createSealedBox(key, 'erp-session'), log: ctx.log });
   installErpGuard(app, sessions);
-  await app.register(erpSessionRoutes, { prefix: '/api/auth/erp-session', service: sessions });
+  await registerRoutes(app, erpSessionRoutes, { prefix: '/api/auth/erp-session', service: sessions });
   return { erp, sessions };
 }

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import { roleRoutes } from './role.routes.js';
 import { subscriptionRoutes } from './subscription.routes.js';
 import { employeeRoutes } from './employee.routes.js';
@@ -18,7 +18,7 @@ export { seedIdentityDemo, type IdentityDemo } from './demo.seed.js';
 
 /** Registers `/api/roles`, `/api/subscriptions` and `/employees` (bare and under `/api`). */
 export async function registerIdentityModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(roleRoutes, { prefix: '/api/roles', service: createRoleService({ db: ctx.db }) });
-  await app.register(subscriptionRoutes, { prefix: '/api/subscriptions', service: createSubscriptionService({ db: ctx.db }) });
+  await registerRoutes(app, roleRoutes, { prefix: '/api/roles', service: createRoleService({ db: ctx.db }) });
+  await registerRoutes(app, subscriptionRoutes, { prefix: '/api/subscriptions', service: createSubscriptionService({ db: ctx.db }) });
   await registerBareAndApi(app, employeeRoutes, { service: createEmployeeService({ db: ctx.db }) });
 }

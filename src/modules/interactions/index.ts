@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import { createGuardedFetch } from '../../platform/http/outbound.js';
 import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
 import { createCommunicationsClient } from '../../integrations/communications/index.js';
@@ -117,7 +117,12 @@ export async function registerInteractionsModule(
     maxEvents: settings.webhookMaxEvents,
   });
   const operator = createOperatorService({ db, privilegedEmails: settings.privilegedOperatorEmails, worker });
-  await app.register(webhookRoutes, { prefix: '/api/interactions/webhooks', service: webhook, operator, privilegedEmails: settings.privilegedOperatorEmails });
+  await registerRoutes(app, webhookRoutes, {
+    prefix: '/api/interactions/webhooks',
+    service: webhook,
+    operator,
+    privilegedEmails: settings.privilegedOperatorEmails,
+  });
 
   // The website chat's visitors (issue 32): the send path delivers web messages to their sockets.
   const widgetHub = createWidgetNamespace(realtime, log);

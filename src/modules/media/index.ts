@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { transaction } from '../../platform/transactions/transaction.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import { createObjectStorage, localObjectRoutes, type LocalStorage, type ObjectStorage } from '../../platform/storage/index.js';
 import { createMediaProcessor } from './media.processor.js';
 import { createMediaHousekeeping, type MediaHousekeeping } from './media.housekeeping.js';
@@ -81,7 +81,7 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
   if (storage.kind === 'local') {
     const local = storage as LocalStorage;
     local.acceptsUpload = (key) => service.acceptsUpload(key);
-    await app.register(localObjectRoutes, { storage: local });
+    await registerRoutes(app, localObjectRoutes, { storage: local });
     // Without a data directory the store lives in a temporary one that ends with the app.
     if (ctx.config.dataDir === ':memory:') app.addHook('onClose', async () => rm(local.root, { recursive: true, force: true }));
   }

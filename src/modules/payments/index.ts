@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.js';
+import { registerRoutes } from '../../platform/http/dual-prefix.js';
 
 /** What a payment platform posts: any JSON (or other) body, written to the log unchanged. */
 const PaymentEvent = Type.Unknown({ description: "The payment platform's event as it sends it (any JSON); not interpreted yet" });
@@ -35,5 +36,5 @@ const paymentsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 export async function registerPaymentsModule(app: FastifyInstance, _ctx: AppContext): Promise<void> {
-  await app.register(paymentsRoutes, { prefix: '/api/payments/webhooks' });
+  await registerRoutes(app, paymentsRoutes, { prefix: '/api/payments/webhooks' });
 }

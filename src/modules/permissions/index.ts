@@ -4,7 +4,8 @@ import { permissionRoutes } from './permission.routes.js';
 
 export { seedPermissionCatalog } from './permission.repository.js';
 import { createPermissionService } from './permission.service.js';
+import { registerRoutes } from '../../platform/http/dual-prefix.js';
 
 export async function registerPermissionsModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await app.register(permissionRoutes, { prefix: '/api/permissions', service: createPermissionService({ db: ctx.db }) });
+  await registerRoutes(app, permissionRoutes, { prefix: '/api/permissions', service: createPermissionService({ db: ctx.db }) });
 }

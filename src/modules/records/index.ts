@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.js';
-import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import type { IdentityService } from '../identity/index.js';
 import { groupRoutes } from './group.routes.js';
 import { leadRoutes } from './lead.routes.js';
@@ -41,10 +41,10 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
   const contacts = createContactService(deps);
   const assignments = createAssignmentService({ ...deps, identity });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
-    await scope.register(groupRoutes, { service: groups });
-    await scope.register(leadRoutes, { service: leads });
-    await scope.register(contactRoutes, { service: contacts });
-    await scope.register(assignmentRoutes, { service: assignments });
+    await registerRoutes(scope, groupRoutes, { service: groups });
+    await registerRoutes(scope, leadRoutes, { service: leads });
+    await registerRoutes(scope, contactRoutes, { service: contacts });
+    await registerRoutes(scope, assignmentRoutes, { service: assignments });
   };
   await registerBareAndApi(app, plugin, {});
   return { leads, assignments };

@@ -21,6 +21,7 @@ import { workflowRoutes } from './workflow.routes.js';
 import { entitiesWithTriggers } from './workflow.repository.js';
 import type { DomainEventMap } from '../../platform/events/bus.js';
 import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
+import { registerRoutes } from '../../platform/http/dual-prefix.js';
 
 /** The durable consumer name of this module on the event bus. */
 const WORKFLOWS_CONSUMER = 'workflows';
@@ -101,7 +102,7 @@ export async function registerWorkflowsModule(
     await ctx.queue.work(SCHEDULE_QUEUE, async () => void (await executions.fireDueSchedules()));
     await ctx.queue.schedule(SCHEDULE_QUEUE, '* * * * *', {}, { tz: 'UTC' });
   }
-  await app.register(workflowRoutes, { prefix: '/api/workflows', workflows, executions });
+  await registerRoutes(app, workflowRoutes, { prefix: '/api/workflows', workflows, executions });
 
   async function subscribe<K extends SubscribedEvent>(event: K): Promise<void> {
     await ctx.events.subscribeDurably(

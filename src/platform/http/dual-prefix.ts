@@ -2,7 +2,8 @@
  * DESIGN "Paths": the groups SPEC lists without `/api` (CRM data, interactions, media) are served both
  * bare and under `/api` from one registration. Both are in the OpenAPI document, so a generated client
  * types every path it may call (issue 28); the `/api` copy's operationId is the bare one's with an `api`
- * prefix (`getGroups` → `apiGetGroups`), and a hidden bare route stays hidden under `/api`.
+ * prefix (`getGroups` → `apiGetGroups`), and a hidden bare route stays hidden under `/api`. Every route
+ * plugin is registered through here, named.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
@@ -29,4 +30,13 @@ export async function registerBareAndApi<Options extends object>(app: FastifyIns
     ),
     { prefix: '/api' },
   );
+}
+
+/** Registers `routes` once (with its options, `prefix` included), under the routes' name, as `registerBareAndApi` does. */
+export async function registerRoutes<Options extends object>(
+  app: FastifyInstance,
+  routes: FastifyPluginAsync<Options>,
+  options: Options & { prefix?: string },
+): Promise<void> {
+  await app.register(fp(routes, { name: routes.name || 'routes', encapsulate: true }), options);
 }

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Database, Db } from '../../../db/client.js';
 import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
 import type { Realtime } from '../../../platform/realtime/gateway.js';
-import { registerBareAndApi } from '../../../platform/http/dual-prefix.js';
+import { registerBareAndApi, registerRoutes } from '../../../platform/http/dual-prefix.js';
 import type { MediaService } from '../../media/index.js';
 import type { InboxWorker } from '../inbox/index.js';
 import type { MessageRow } from '../conversations/index.js';
@@ -78,8 +78,8 @@ export async function registerWebChannel(
     maxTextLength: deps.settings.maxTextLength,
   });
   await registerBareAndApi(app, webChannelStaffRoutes, { service });
-  await app.register(widgetRoutes, { prefix: '/api/widget', service });
-  await app.register(widgetAssetRoutes, { db: deps.db });
+  await registerRoutes(app, widgetRoutes, { prefix: '/api/widget', service });
+  await registerRoutes(app, widgetAssetRoutes, { db: deps.db });
   deps.hub.attach({
     authenticate: async ({ websiteToken, token, origin, ownOrigin, ip }) => {
       if (typeof websiteToken !== 'string' || websiteToken === '' || websiteToken.length > 100)
