@@ -10,6 +10,8 @@ import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factorie
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { connectSocket, listen, waitFor, waitForConversation, type ReceivedEvent } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../../src/db/client.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
 type Row = Record<string, any>;
@@ -46,7 +48,20 @@ const wakeUps = (id: number) =>
         e.payload.previous_status === 'snoozed' &&
         e.payload.changed_by_employee_id === null,
     );
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The states of a conversation's wake-up jobs in the durable queue, in the order they are due. */
+const wakeJobs = async (id: number) =>
+  (
+    await queryRows<{ state: string }>(
+      a.database.db,
+      sql`select state from pgboss.job where name = 'interactions.conversation.wake' and singleton_key like ${`wake:${id}:%`} order by start_after`,
+    )
+  ).map((j) => j.state);
+/** Waits until the first `count` wake-up jobs of the conversation have run to their end. */
+const wakeJobsDone = (id: number, count: number) =>
+  waitFor(async () => {
+    const states = await wakeJobs(id);
+    return states.length >= count && states.slice(0, count).every((s) => s === 'completed') ? states : undefined;
+  }, 15_000);
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
 beforeAll(async () => {
@@ -81,7 +96,8 @@ describe('snooze wake-up', () => {
     expect(Date.parse(opened.status_changed_at)).toBeGreaterThanOrEqual(Date.parse(until));
     expect(opened).toMatchObject({ status_changed_by: null, snoozed_until: null });
     await waitFor(() => wakeUps(id).length > 0, 10_000);
-    await sleep(2500);
+    // One job, run to its end: nothing else can wake it.
+    expect(await wakeJobsDone(id, 1)).toEqual(['completed']);
     expect(wakeUps(id)).toHaveLength(1);
   });
 
@@ -93,12 +109,14 @@ describe('snooze wake-up', () => {
     await post(`/interactions/conversations/${moved.id}/snooze`, { until: later });
     await post(`/interactions/conversations/${ended.id}/snooze`, { until: inSeconds(1) });
     await post(`/interactions/conversations/${ended.id}/resolve`);
-    await sleep(2500);
+    // The jobs of the first instants have run, and found nothing to do.
+    await wakeJobsDone(moved.id, 1);
+    expect(await wakeJobsDone(ended.id, 1)).toEqual(['completed']);
     expect((await get(`/interactions/conversations/${moved.id}`)).status).toBe('snoozed');
     expect((await get(`/interactions/conversations/${ended.id}`)).status).toBe('resolved');
     await waitFor(async () => (await get(`/interactions/conversations/${moved.id}`)).status === 'open', 15_000);
     await waitFor(() => wakeUps(moved.id).length > 0, 10_000);
-    await sleep(2000);
+    expect(await wakeJobsDone(moved.id, 2)).toEqual(['completed', 'completed']);
     expect(wakeUps(moved.id)).toHaveLength(1);
     expect(wakeUps(ended.id)).toHaveLength(0);
     expect((await get(`/interactions/conversations/${ended.id}`)).status).toBe('resolved');

@@ -65,6 +65,15 @@ const slaEvents = (id: number, name: string) => socket.events.filter((e) => e.na
 const breachRows = async (id: number) =>
   queryRows<{ metric: string; cycle: number }>(t.database.db, sql`select metric, cycle from conversation_sla_breach where conversation_id = ${id}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until every SLA timer job of the conversation has run to its end (the durable queue's job states). */
+const timersDone = (id: number) =>
+  waitFor(async () => {
+    const jobs = await queryRows<{ state: string }>(
+      t.database.db,
+      sql`select state from pgboss.job where name = 'interactions.conversation.sla_timer' and singleton_key like ${`sla:${id}:%`}`,
+    );
+    return jobs.length > 0 && jobs.every((j) => j.state === 'completed') ? jobs.length : undefined;
+  }, 15_000);
 const MIN = 60_000;
 
 beforeAll(async () => {
@@ -273,7 +282,8 @@ describe('SLA timers', () => {
     expect(heard - due).toBeLessThan(2000);
     expect(breach!.payload).toMatchObject({ metric: 'first_response', due_at: new Date(due).toISOString() });
     expect(breach!.payload.conversation.sla_status).toBe('breached');
-    await sleep(1500);
+    // Every timer has run: no second warning or breach can come.
+    await timersDone(id);
     expect(slaEvents(id, 'interaction.conversation.sla_breached')).toHaveLength(1);
     expect(slaEvents(id, 'interaction.conversation.sla_at_risk')).toHaveLength(1);
     expect(await breachRows(id)).toEqual([{ metric: 'first_response', cycle: expect.any(Number) }]);
@@ -301,7 +311,9 @@ describe('SLA timers', () => {
     await inbound(chat, 58, '¿sigue ahí?');
     const nextDue = Date.parse((await detail(id)).next_response_due_at);
     await reply(id);
-    await sleep(Math.max(firstDue, nextDue) - Date.now() + 2500);
+    // The timers of both due instants have run, and found the responses given.
+    expect(await timersDone(id)).toBeGreaterThanOrEqual(2);
+    expect(Date.now()).toBeGreaterThanOrEqual(Math.max(firstDue, nextDue));
     expect(slaEvents(id, 'interaction.conversation.sla_breached')).toHaveLength(0);
     expect(await breachRows(id)).toEqual([]);
     expect((await detail(id)).sla_status).toBe('on_track');
