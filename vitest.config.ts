@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Three projects, each runnable alone (`npm run test:unit`, `test:integration`, `test:process`); `npm test`
@@ -45,17 +44,6 @@ const processFiles = [
   'test/platform/terminal-logs.test.ts',
 ];
 
-/**
- * Process files first. Without the durations of an earlier run (a fresh clone, CI), Vitest starts the largest
- * files first, which left these small files, the longest of the suite, to run alone at the end.
- */
-class ProcessFilesFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    return [...sorted.filter((f) => f.project.name === 'process'), ...sorted.filter((f) => f.project.name !== 'process')];
-  }
-}
-
 export default defineConfig({
   test: {
     // Each file has its own database (see test/helpers/global-setup.ts). Files share their worker process and its
@@ -68,7 +56,6 @@ export default defineConfig({
     // workers at least as at most: the pool stops a worker it finds idle beyond the minimum, and a file handed
     // to it meanwhile dies with it ("Terminating worker thread").
     poolOptions: { forks: { maxForks: 2, minForks: 2, isolate: false } },
-    sequence: { sequencer: ProcessFilesFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
