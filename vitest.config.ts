@@ -67,6 +67,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...unitFiles, ...processFiles],
           isolate: false,
+          provide: { keepDatabases: true },
           globalSetup: ['test/helpers/global-setup.ts'],
           // Fails a file whose responses the OpenAPI document does not describe (HTTP_CONTRACT_CHECK).
           setupFiles: ['test/helpers/contract-setup.ts'],

@@ -24,6 +24,8 @@ declare module 'vitest' {
     pgliteDump: string | null;
     /** False in the `unit` project: a test there that opens a database is misfiled. */
     databaseAllowed: boolean;
+    /** True where files share their worker's modules (`integration`): a PGlite database closed by a file is restored for the next. */
+    keepDatabases: boolean;
   }
 }
 

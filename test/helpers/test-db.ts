@@ -33,8 +33,10 @@ export async function createTestDatabase(options: { traced?: boolean } = {}): Pr
   const template = inject('templateDatabase');
   if (!baseUrl || !template) {
     const traced = options.traced ?? false;
-    // Traced databases wrap their client for spans: never handed on.
-    const database = (!traced && restoredDatabases.pop()) || (await openPglite(traced));
+    // Traced databases wrap their client for spans: never handed on. A file with modules of its own (the process
+    // project) would keep its databases where no other file finds them.
+    const keep = !traced && inject('keepDatabases') === true;
+    const database = (keep && restoredDatabases.pop()) || (await openPglite(traced));
     let closed = false;
     return {
       database,
@@ -42,7 +44,7 @@ export async function createTestDatabase(options: { traced?: boolean } = {}): Pr
       async close() {
         if (closed) return;
         closed = true;
-        if (!traced && restoredDatabases.length < KEPT_DATABASES && (await restoreMigratedState(database))) restoredDatabases.push(database);
+        if (keep && restoredDatabases.length < KEPT_DATABASES && (await restoreMigratedState(database))) restoredDatabases.push(database);
         else await database.close().catch(() => undefined);
       },
     };
