@@ -13,7 +13,7 @@ import fp from 'fastify-plugin';
  * function's), still encapsulated: Fastify looks an unnamed plugin up among every loaded CommonJS module first.
  */
 export async function registerBareAndApi<Options extends object>(app: FastifyInstance, routes: FastifyPluginAsync<Options>, options: Options): Promise<void> {
-  const plugin = fp(routes, { name: routes.name || 'routes', encapsulate: true });
+  const plugin = named(routes);
   await app.register(plugin, options);
   await app.register(
     fp(
@@ -26,7 +26,7 @@ export async function registerBareAndApi<Options extends object>(app: FastifyIns
         });
         await api.register(plugin, options);
       },
-      { name: `/api ${plugin.name || 'routes'}`, encapsulate: true },
+      { name: `/api ${nameOf(routes)}`, encapsulate: true },
     ),
     { prefix: '/api' },
   );
@@ -38,5 +38,18 @@ export async function registerRoutes<Options extends object>(
   routes: FastifyPluginAsync<Options>,
   options: Options & { prefix?: string },
 ): Promise<void> {
-  await app.register(fp(routes, { name: routes.name || 'routes', encapsulate: true }), options);
+  await app.register(named(routes), options);
+}
+
+/** The name a route plugin is registered under: its function's. */
+function nameOf(routes: { name: string }): string {
+  return routes.name || 'routes';
+}
+
+/**
+ * `routes` as an encapsulated plugin that carries its name: Fastify looks an unnamed plugin up among every
+ * loaded CommonJS module first.
+ */
+function named<Options extends object>(routes: FastifyPluginAsync<Options>): FastifyPluginAsync<Options> {
+  return fp(routes, { name: nameOf(routes), encapsulate: true });
 }
