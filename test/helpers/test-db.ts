@@ -84,6 +84,8 @@ const restoredDatabases: Database[] = [];
 interface MigratedState {
   /** Tables, views, indexes, columns, functions and triggers of the service's schemas, as one text. */
   catalog: string;
+  /** The tables a file may fill (the service's and the job queue's jobs and schedules), quoted, emptied by a restore. */
+  tables: string[];
   /** Rows the migrated state holds (the permission catalogue, the system roles), as JSON per table. */
   rows: { table: string; json: string }[];
   /** Every sequence's position. */
@@ -140,6 +142,7 @@ async function readMigratedState(database: Database): Promise<MigratedState> {
   const sequences = await database.executeSql(`select format('%I.%I', schemaname, sequencename) as name, last_value::text from pg_sequences`);
   return {
     catalog: await readCatalog(database),
+    tables,
     rows,
     sequences: sequences.rows.map((r) => ({ name: String(r.name), lastValue: r.last_value as string | null })),
   };
@@ -161,15 +164,7 @@ async function restoreMigratedState(database: Database): Promise<boolean> {
     // Rows as they were, without firing the service's triggers or checking references in between. Deleting
     // is cheaper here than truncating, which replaces every table's and index's files.
     await database.executeSql(`set session_replication_role = replica`);
-    await database.executeSql(`do $$
-      declare
-        t record;
-      begin
-        for t in select format('%I.%I', schemaname, tablename) as name from pg_tables
-          where schemaname = 'public' or (schemaname = '${QUEUE_SCHEMA}' and tablename in (${QUEUE_DATA_TABLES.map((t) => `'${t}'`).join(', ')})) loop
-          execute format('delete from %s', t.name);
-        end loop;
-      end $$`);
+    await database.executeSql(state.tables.map((table) => `delete from ${table};`).join('\n'));
     for (const { table, json } of state.rows)
       await database.executeSql(`insert into ${table} overriding system value select * from json_populate_recordset(null::${table}, $1::json)`, [json]);
     await database.executeSql(`reset session_replication_role`);
