@@ -5,7 +5,7 @@
  * shared machine's bursts of load). Targets: memory-level catalog reads, and the product search inside a
  * conversation, >= 90% of /permissions/me req/s, i.e. the cache adds nothing measurable over authentication.
  */
-import { measure, startServer, table, type BenchSection, type Measurement } from './lib.js';
+import { alternatingRounds, measure, startServer, table, type BenchSection } from './lib.js';
 import { erpEnvFor, startErpSimulator } from '../sim/erp/server.js';
 import { seedDemo } from '../src/bootstrap/demo-seed.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
@@ -13,24 +13,6 @@ import { whatsAppMessage } from '../sim/communications/payloads.js';
 const ME = 'GET /api/permissions/me';
 const CURRENCIES = 'GET /catalogs/currencies (memory hit)';
 const PRODUCTS = 'GET /interactions/conversations/:id/catalog/products?q=cafe (memory hit)';
-
-function medianOf(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** Median req/s and latencies of several runs; errors summed. */
-function median(title: string, runs: Measurement[]): Measurement {
-  return {
-    title,
-    requestsPerSecond: medianOf(runs.map((m) => m.requestsPerSecond)),
-    p50Ms: medianOf(runs.map((m) => m.p50Ms)),
-    p99Ms: medianOf(runs.map((m) => m.p99Ms)),
-    non2xx: runs.reduce((s, m) => s + m.non2xx, 0),
-    errors: runs.reduce((s, m) => s + m.errors, 0),
-  };
-}
 
 export async function run(): Promise<BenchSection> {
   const sim = await startErpSimulator();
@@ -70,22 +52,7 @@ export async function run(): Promise<BenchSection> {
     const me = () => measure({ title: ME, url: `${server.baseUrl}/api/permissions/me`, headers, durationSeconds: seconds, connections: 20 });
     const cur = () => measure({ title: CURRENCIES, url: `${server.baseUrl}/catalogs/currencies`, headers, durationSeconds: seconds, connections: 20 });
     const prod = () => measure({ title: PRODUCTS, url: productsUrl, headers, durationSeconds: seconds, connections: 20 });
-    // Alternating rounds (AB, BA, AB, BA) and medians: the machines are shared and load comes in bursts.
-    const meRuns: Measurement[] = [];
-    const curRuns: Measurement[] = [];
-    const prodRuns: Measurement[] = [];
-    for (let round = 0; round < 4; round++) {
-      if (round % 2 === 0) {
-        meRuns.push(await me());
-        curRuns.push(await cur());
-        prodRuns.push(await prod());
-      } else {
-        prodRuns.push(await prod());
-        curRuns.push(await cur());
-        meRuns.push(await me());
-      }
-    }
-    const results = [median(ME, meRuns), median(CURRENCIES, curRuns), median(PRODUCTS, prodRuns)];
+    const results = await alternatingRounds(4, [me, cur, prod]);
     const ratio = results[1]!.requestsPerSecond / results[0]!.requestsPerSecond;
     const productRatio = results[2]!.requestsPerSecond / results[0]!.requestsPerSecond;
     const clean = results.every((m) => m.non2xx + m.errors === 0);

@@ -276,6 +276,33 @@ export async function measure(opts: MeasureOptions): Promise<Measurement> {
   };
 }
 
+/**
+ * Measures each of `scenarios` `rounds` times in alternating order (AB, BA, AB, …) and returns one median
+ * measurement per scenario, in the given order (req/s and latencies medians, errors summed): the machines
+ * are shared and load comes in bursts, so one pass per scenario can land in a burst that another missed.
+ */
+export async function alternatingRounds(rounds: number, scenarios: (() => Promise<Measurement>)[]): Promise<Measurement[]> {
+  const runs: Measurement[][] = scenarios.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = scenarios.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) runs[i]!.push(await scenarios[i]!());
+  }
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  return runs.map((r) => ({
+    title: r[0]!.title,
+    requestsPerSecond: median(r.map((m) => m.requestsPerSecond)),
+    p50Ms: median(r.map((m) => m.p50Ms)),
+    p99Ms: median(r.map((m) => m.p99Ms)),
+    non2xx: r.reduce((sum, m) => sum + m.non2xx, 0),
+    errors: r.reduce((sum, m) => sum + m.errors, 0),
+  }));
+}
+
 /** The `p`th percentile (0–100) of `values` by nearest rank; NaN when there are none. */
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;

@@ -17,7 +17,11 @@ export interface PrincipalRecord {
   /** Null when the user has no active employee record in the entity (no membership). */
   employeeId: number | null;
   erpEmployeeId: number | null;
-  subscriptions: SubscriptionGrant[];
+  /**
+   * The subscriptions reaching the membership as JSON text of `SubscriptionGrant[]`, written by the database
+   * in a fixed order (`[]` without a membership): equal texts are equal grants.
+   */
+  subscriptionsJson: string;
 }
 
 /** Reads the principal record of `userId` in `entityId` (one round trip); undefined when the user does not exist. */
@@ -48,18 +52,18 @@ export interface Authenticator {
 export function createAuthenticator(deps: { loadPrincipal: PrincipalLoader; tokens: TokenService }): Authenticator {
   // The record is read on every request (SPEC: permissions are re-resolved each time), but the same
   // subscriptions always resolve to the same codes: each distinct set is resolved once per process and
-  // shared (a Resolution is never mutated). Keyed by content, so a changed role or override is a new key.
+  // shared (a Resolution is never mutated). Keyed by the record's own text, so a changed role or override is
+  // a new key, and a known set is not even parsed.
   const resolved = new LRUCache<string, Resolution>({ max: 1000 });
-  function resolutionOf(subscriptions: SubscriptionGrant[]): Resolution {
-    const key = JSON.stringify(subscriptions);
-    let resolution = resolved.get(key);
-    if (resolution === undefined) resolved.set(key, (resolution = resolvePermissions(subscriptions)));
+  function resolutionOf(subscriptionsJson: string): Resolution {
+    let resolution = resolved.get(subscriptionsJson);
+    if (resolution === undefined) resolved.set(subscriptionsJson, (resolution = resolvePermissions(JSON.parse(subscriptionsJson) as SubscriptionGrant[])));
     return resolution;
   }
   async function principalFor(userId: number, entityId: number, clientKind: string) {
     const record = await deps.loadPrincipal(userId, entityId);
     if (!record || record.employeeId === null) return undefined;
-    const resolution = resolutionOf(record.subscriptions);
+    const resolution = resolutionOf(record.subscriptionsJson);
     return {
       userId: record.userId,
       email: record.email,
