@@ -139,18 +139,22 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     });
     let killed = false;
     const answeredBy = { victim: 0, b: 0 };
-    /** Posts to the victim until it is killed, then to B (a load balancer's failover); the answer's status. */
-    const post = async (path: string, body: object, headers: Record<string, string> = {}): Promise<number> => {
+    /** An answer, and which instance gave it: what a failed expectation shows. */
+    type Answer = { status: number; by: 'victim' | 'b'; path: string; body: string };
+    /** Posts to the victim until it is killed, then to B (a load balancer's failover); the answer. */
+    const post = async (path: string, body: object, headers: Record<string, string> = {}): Promise<Answer> => {
       const init = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
       if (!killed) {
         const res = await fetch(`${victim.baseUrl}${path}`, init).catch(() => undefined);
-        if (res) {
+        const text = await res?.text().catch(() => undefined);
+        if (res && text !== undefined) {
           answeredBy.victim++;
-          return res.status;
+          return { status: res.status, by: 'victim', path, body: text };
         }
       }
       answeredBy.b++;
-      return (await fetch(`${b.baseUrl}${path}`, init)).status;
+      const res = await fetch(`${b.baseUrl}${path}`, init);
+      return { status: res.status, by: 'b', path, body: await res.text() };
     };
     const inbound = Array.from({ length: 120 }, (_, i) => ({ id: `wamid.BURST-${i}`, from: chats[i % chats.length]!, text: `cliente ${i}` }));
     const outbound = Array.from({ length: 48 }, (_, i) => ({
@@ -171,13 +175,13 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     ]
       .sort((x, y) => x.at - y.at)
       .map((w) => w.run);
-    const statuses: number[] = [];
+    const answers: Answer[] = [];
     let next = 0;
     let done = 0;
     const runner = async () => {
       while (next < work.length) {
         const i = next++;
-        statuses[i] = await work[i]!();
+        answers[i] = await work[i]!();
         if (++done === Math.floor(work.length / 2)) {
           victim.child.kill('SIGKILL');
           killed = true;
@@ -187,7 +191,8 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('several 
     await Promise.all(Array.from({ length: 12 }, runner));
     expect(await victim.exited).toBe('SIGKILL');
     // Every request was answered (by the victim before it died, or by B): nothing is left unaccepted.
-    expect(statuses.filter((s) => s !== 200 && s !== 202)).toEqual([]);
+    const unexpected = answers.filter((a) => a.status !== 200 && a.status !== 202);
+    expect(unexpected, unexpected.length > 0 ? `victim:\n${victim.output()}\nB:\n${b.output()}` : undefined).toEqual([]);
     expect(answeredBy.victim).toBeGreaterThanOrEqual(work.length / 2);
     expect(answeredBy.b).toBeGreaterThan(0);
 
