@@ -4,7 +4,6 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +17,7 @@ import { installErrorHandler } from './platform/http/error-handler.js';
 import { metricsPlugin } from './platform/http/metrics.js';
 import { inFlightPlugin } from './platform/http/in-flight.js';
 import { drainPlugin } from './platform/http/drain.js';
+import { securityHeaders } from './platform/http/security-headers.js';
 import { limitConnectionsPerAddress } from './platform/http/connection-limits.js';
 import { openApiConventions } from './platform/http/openapi.js';
 import { sharedSchemaCompilers } from './platform/http/schema-compilers.js';
@@ -245,7 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Security headers on every response, /docs included: its CSP admits swagger-ui's own scripts and
   // styles (served from /docs, plus the hashes of its inline ones) and nothing from elsewhere. Media
   // responses set a stricter policy of their own (media.routes.ts, storage/local.routes.ts).
-  await app.register(helmet, {
+  await app.register(securityHeaders, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
