@@ -19,7 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import type { Database } from '../src/db/client.js';
-import { type Measurement, measure, measureExport, startProductionService, table, type BenchSection, throwawayDatabase } from './lib.js';
+import { alternatingRounds, type Measurement, measure, measureExport, startProductionService, table, type BenchSection, throwawayDatabase } from './lib.js';
 import { growRecords, seedRecords } from './records.seed.js';
 import { explainListStatements } from './records.plans.js';
 
@@ -28,6 +28,8 @@ const P99_TARGET_MS = 50;
 const WARMUP_SECONDS = 2;
 const RSS_TARGET_MB = 300;
 const LEADS = Number(process.env.BENCH_RECORDS_LEADS ?? 100_000);
+/** Alternating rounds per row (`BENCH_ROUNDS`), medians reported. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SCALE_TO = process.env.BENCH_RECORDS_SCALE_TO ? Number(process.env.BENCH_RECORDS_SCALE_TO) : undefined;
 const SERVER_CHILD = new URL('./records-server.child.ts', import.meta.url);
 
@@ -70,12 +72,18 @@ async function measureRows(where: { DATABASE_URL?: string | undefined; DATA_DIR?
     // Every row's load once first, so that no row pays for warming the process and the database's
     // caches for the next (a route measured right after the baseline would, and its ceiling would not).
     for (const r of rows) await measure({ title: r.title, url: `${service.baseUrl}${r.path}`, headers, connections: 50, durationSeconds: WARMUP_SECONDS });
-    for (const r of rows) {
-      const m = await measure({ title: r.title, url: `${service.baseUrl}${r.path}`, headers, connections: 50, warmupSeconds: WARMUP_SECONDS });
-      // As it comes: a long run stopped later keeps what it measured.
-      console.log(`  ${m.title}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, errors ${m.non2xx + m.errors}`);
-      measured.push(m);
-    }
+    // Then alternating rounds and medians: a burst of the shared machine's load falls on one round, not one row.
+    measured.push(
+      ...(await alternatingRounds(
+        ROUNDS,
+        rows.map((r) => async () => {
+          const m = await measure({ title: r.title, url: `${service.baseUrl}${r.path}`, headers, connections: 50, warmupSeconds: WARMUP_SECONDS });
+          // As it comes: a long run stopped later keeps what it measured.
+          console.log(`  ${m.title}: ${m.requestsPerSecond.toFixed(0)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, errors ${m.non2xx + m.errors}`);
+          return m;
+        }),
+      )),
+    );
   } finally {
     await service.stop();
   }
@@ -146,7 +154,7 @@ export async function run(): Promise<BenchSection> {
         .map((n) => n.toFixed(1))
         .join(' / ')} on ${availableParallelism()} cores (shared machine).`,
       `Database: ${kind}; ${LEADS} leads and ${Math.ceil(LEADS / 10)} clients in ${Math.ceil(LEADS / 10)} groups, one contact each, seeded in ${seedSeconds.toFixed(1)} s.`,
-      `The service runs as in production: the \`npm run build\` output in its own process (bench/records-server.child.ts starts it as dist/main.js does and adds the benchmark-only ceiling routes). Every row's load first run once for ${WARMUP_SECONDS} s and discarded, then each row: ${WARMUP_SECONDS} s of the same load discarded, then ${process.env.BENCH_SECONDS ?? 8} s measured at 50 connections.`,
+      `The service runs as in production: the \`npm run build\` output in its own process (bench/records-server.child.ts starts it as dist/main.js does and adds the benchmark-only ceiling routes). Every row's load first run once for ${WARMUP_SECONDS} s and discarded, then ${ROUNDS} alternating rounds of every row (${WARMUP_SECONDS} s of the same load discarded, then ${process.env.BENCH_SECONDS ?? 8} s measured at 50 connections), medians.`,
       '',
       table(measured, baseline.title),
       '',
