@@ -18,10 +18,12 @@ export interface PrincipalRecord {
   employeeId: number | null;
   erpEmployeeId: number | null;
   /**
-   * The subscriptions reaching the membership as JSON text of `SubscriptionGrant[]`, written by the database
-   * in a fixed order (`[]` without a membership): equal texts are equal grants.
+   * Equal for equal subscriptions (the database's own rendering of them): the key of the resolution cache, so
+   * a known set is neither parsed nor resolved again.
    */
-  subscriptionsJson: string;
+  subscriptionsKey: string;
+  /** The subscriptions reaching the membership (none without one); called only when the key is new. */
+  subscriptions(): SubscriptionGrant[];
 }
 
 /** Reads the principal record of `userId` in `entityId` (one round trip); undefined when the user does not exist. */
@@ -52,18 +54,18 @@ export interface Authenticator {
 export function createAuthenticator(deps: { loadPrincipal: PrincipalLoader; tokens: TokenService }): Authenticator {
   // The record is read on every request (SPEC: permissions are re-resolved each time), but the same
   // subscriptions always resolve to the same codes: each distinct set is resolved once per process and
-  // shared (a Resolution is never mutated). Keyed by the record's own text, so a changed role or override is
-  // a new key, and a known set is not even parsed.
+  // shared (a Resolution is never mutated). Keyed by the record's own text of them, so a changed role or
+  // override is a new key, and a known set is not even parsed.
   const resolved = new LRUCache<string, Resolution>({ max: 1000 });
-  function resolutionOf(subscriptionsJson: string): Resolution {
-    let resolution = resolved.get(subscriptionsJson);
-    if (resolution === undefined) resolved.set(subscriptionsJson, (resolution = resolvePermissions(JSON.parse(subscriptionsJson) as SubscriptionGrant[])));
+  function resolutionOf(record: PrincipalRecord): Resolution {
+    let resolution = resolved.get(record.subscriptionsKey);
+    if (resolution === undefined) resolved.set(record.subscriptionsKey, (resolution = resolvePermissions(record.subscriptions())));
     return resolution;
   }
   async function principalFor(userId: number, entityId: number, clientKind: string) {
     const record = await deps.loadPrincipal(userId, entityId);
     if (!record || record.employeeId === null) return undefined;
-    const resolution = resolutionOf(record.subscriptionsJson);
+    const resolution = resolutionOf(record);
     return {
       userId: record.userId,
       email: record.email,

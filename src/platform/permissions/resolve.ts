@@ -5,7 +5,7 @@
 import { ALL_PERMISSION_CODES, IMPLICATIONS } from './catalog.js';
 
 /** SPEC levels in priority order: 1 employee+entity, 2 user+entity, 3 user-global. */
-type SubscriptionLevel = 1 | 2 | 3;
+export type SubscriptionLevel = 1 | 2 | 3;
 const LEVEL_SOURCE = { 1: 'employee', 2: 'user', 3: 'global' } as const;
 type RoleSource = (typeof LEVEL_SOURCE)[SubscriptionLevel];
 
