@@ -2,6 +2,8 @@
 import { io as connect, type Socket } from 'socket.io-client';
 import type { App } from '../../src/app.js';
 import type { DomainEventMap } from '../../src/platform/events/bus.js';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Db } from '../../src/db/client.js';
 
 export interface ReceivedEvent {
   name: string;
@@ -51,6 +53,18 @@ export async function waitFor<T>(probe: () => T | undefined | false | Promise<T 
     if (Date.now() - started > ms) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * The states of the durable queue's jobs named `name` whose singleton key starts with `singletonKeyPrefix`
+ * (a conversation's timers: `wake:<id>:`, `sla:<id>:`), in the order they are due.
+ */
+export async function queuedJobStates(db: Db, name: string, singletonKeyPrefix: string): Promise<string[]> {
+  const jobs = await queryRows<{ state: string }>(
+    db,
+    sql`select state from pgboss.job where name = ${name} and singleton_key like ${`${singletonKeyPrefix}%`} order by start_after`,
+  );
+  return jobs.map((j) => j.state);
 }
 
 /**

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../helpers/interactions.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'crm-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -41,10 +42,6 @@ async function start(): Promise<Running> {
   return { child, baseUrl, output: () => out };
 }
 
-async function waitForOutput(r: Running, text: string): Promise<void> {
-  for (let i = 0; i < 100 && !r.output().includes(text); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
 async function stop(r: Running): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => r.child.once('exit', resolve));
   r.child.kill('SIGTERM');
@@ -57,7 +54,7 @@ describe('npm start on embedded defaults', () => {
     expect(first.output()).toContain('login admin@example.com / admin123');
     expect(first.output()).toContain('JWT_SECRET is not set');
     // The docs' address with the port the system chose for PORT=0.
-    await waitForOutput(first, 'API docs at');
+    await waitFor(() => first.output().includes('API docs at'));
     expect(first.output()).toContain(`API docs at ${first.baseUrl}/docs`);
     // Not a terminal: one JSON object per line, for log collectors.
     expect(first.output()).toMatch(/^\{"level":30,.*"msg":"Server listening at /m);

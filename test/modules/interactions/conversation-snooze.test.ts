@@ -8,10 +8,8 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
-import { connectSocket, listen, waitFor, waitForConversation, type ReceivedEvent } from '../../helpers/interactions.js';
+import { connectSocket, listen, queuedJobStates, waitFor, waitForConversation, type ReceivedEvent } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
-import { sql } from 'drizzle-orm';
-import { queryRows } from '../../../src/db/client.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
 type Row = Record<string, any>;
@@ -49,13 +47,7 @@ const wakeUps = (id: number) =>
         e.payload.changed_by_employee_id === null,
     );
 /** The states of a conversation's wake-up jobs in the durable queue, in the order they are due. */
-const wakeJobs = async (id: number) =>
-  (
-    await queryRows<{ state: string }>(
-      a.database.db,
-      sql`select state from pgboss.job where name = 'interactions.conversation.wake' and singleton_key like ${`wake:${id}:%`} order by start_after`,
-    )
-  ).map((j) => j.state);
+const wakeJobs = (id: number) => queuedJobStates(a.database.db, 'interactions.conversation.wake', `wake:${id}:`);
 /** Waits until the first `count` wake-up jobs of the conversation have run to their end. */
 const wakeJobsDone = (id: number, count: number) =>
   waitFor(async () => {

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
-import { connectSocket, listen, waitFor, waitForConversation, type ReceivedEvent } from '../../helpers/interactions.js';
+import { connectSocket, listen, queuedJobStates, waitFor, waitForConversation, type ReceivedEvent } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 import { startProviderSimulator, type ProviderSimulator } from '../../../sim/communications/provider.js';
 import { queryRows } from '../../../src/db/client.js';
@@ -68,11 +68,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits until every SLA timer job of the conversation has run to its end (the durable queue's job states). */
 const timersDone = (id: number) =>
   waitFor(async () => {
-    const jobs = await queryRows<{ state: string }>(
-      t.database.db,
-      sql`select state from pgboss.job where name = 'interactions.conversation.sla_timer' and singleton_key like ${`sla:${id}:%`}`,
-    );
-    return jobs.length > 0 && jobs.every((j) => j.state === 'completed') ? jobs.length : undefined;
+    const states = await queuedJobStates(t.database.db, 'interactions.conversation.sla_timer', `sla:${id}:`);
+    return states.length > 0 && states.every((s) => s === 'completed') ? states.length : undefined;
   }, 15_000);
 const MIN = 60_000;
 
