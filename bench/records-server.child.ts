@@ -32,14 +32,16 @@ const app = await buildApp({ config, database, secrets, redis });
 const page = { limit: 50, offset: 0 };
 const ceiling = { config: { auth: 'jwt' as const }, schema: { hide: true } };
 const json = (body: unknown) => JSON.stringify(body);
+// The lists measured are over their count cap, so after their first page the routes run their page
+// statements without the count (src/db/paging.ts, `createCappedCounts`): the ceilings run the same.
 app.get('/bench/ceiling/leads', ceiling, async (request, reply) => {
-  const { rows, total } = await leads.listLeads(database, principalOf(request).entityId, page);
-  return reply.type('application/json').send(json({ data: rows, total }));
+  const rows = await leads.listLeads(database, principalOf(request).entityId, page, false);
+  return reply.type('application/json').send(json({ data: rows, total: 1000 }));
 });
 app.get<{ Querystring: { seller_id?: string } }>('/bench/ceiling/cartera', ceiling, async (request, reply) => {
   const sellerId = request.query.seller_id === undefined ? undefined : Number(request.query.seller_id);
-  const rows = await cartera.selectCartera(database, principalOf(request).entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' });
-  return reply.type('application/json').send(json({ data: rows }));
+  const rows = await cartera.selectCartera(database, principalOf(request).entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, false);
+  return reply.type('application/json').send(json({ data: rows, total: 1000 }));
 });
 
 process.once('SIGTERM', () => {

@@ -50,15 +50,24 @@ function literal(v: unknown): string {
 /** Explains the first page of `GET /leads`, `GET /cartera/leads` and the seller-filtered portfolio of `entityId`. */
 export async function explainListStatements(database: Database, entityId: number, sellerId: number): Promise<ExplainedStatement[]> {
   const page = { limit: 50, offset: 0 };
-  const cases: { name: string; title: string; call: (runner: PreparedRunner) => Promise<unknown> }[] = [
-    { name: 'leads-list', title: 'GET /leads?limit=50', call: (r) => listLeads(r, entityId, page) },
-    { name: 'cartera-page', title: 'GET /cartera/leads?limit=50', call: (r) => selectCartera(r, entityId, { kind: 'lead' }, { ...page, sort: '-creation' }) },
+  const lists: { name: string; title: string; call: (runner: PreparedRunner, counted: boolean) => Promise<unknown> }[] = [
+    { name: 'leads-list', title: 'GET /leads?limit=50', call: (r, counted) => listLeads(r, entityId, page, counted) },
+    {
+      name: 'cartera-page',
+      title: 'GET /cartera/leads?limit=50',
+      call: (r, counted) => selectCartera(r, entityId, { kind: 'lead' }, { ...page, sort: '-creation' }, counted),
+    },
     {
       name: 'cartera-page-seller',
       title: 'GET /cartera/leads?limit=50&seller_id=…',
-      call: (r) => selectCartera(r, entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }),
+      call: (r, counted) => selectCartera(r, entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, counted),
     },
   ];
+  // Each page with its capped count (a list not known to reach its cap) and without (src/db/paging.ts).
+  const cases = lists.flatMap((l) => [
+    { name: l.name, title: `${l.title}, counted`, call: (r: PreparedRunner) => l.call(r, true) },
+    { name: `${l.name}-over-cap`, title: `${l.title}, the list known to reach its cap`, call: (r: PreparedRunner) => l.call(r, false) },
+  ]);
   const out: ExplainedStatement[] = [];
   for (const c of cases) {
     const recorded: Recorded[] = [];

@@ -76,12 +76,16 @@ function filterValuesOf(entityId: number, f: CarteraFilter) {
  */
 const optionsOf = (shape: FilterShape & { sort?: string }) => ({ planEachCall: shape.seller && !readsSellerItems(shape) });
 
-/** One page of the view in `sort` order; each row carries the count of the view capped at `countCapFor(page)`. */
+/**
+ * One page of the view in `sort` order; with `counted`, each row carries the count of the view capped at
+ * `countCapFor(page)` as `total`.
+ */
 export async function selectCartera(
   database: PreparedRunner,
   entityId: number,
   f: CarteraFilter,
   page: { limit: number; offset: number; sort: string },
+  counted: boolean,
 ): Promise<CarteraRow[]> {
   const window = pageShapeOf(page);
   const filter = filterShapeOf(f);
@@ -91,7 +95,7 @@ export async function selectCartera(
     limit: window.shape.limit,
     offset: window.shape.offset,
     keyset: false,
-    total: window.shape.bigCap ? 'bigCap' : 'cap',
+    total: !counted ? null : window.shape.bigCap ? 'bigCap' : 'cap',
   };
   return runShaped<CarteraRow, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
 }

@@ -7,6 +7,7 @@
  */
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
+import { createCappedCounts } from '../../db/paging.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, type Page, toPage } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/index.js';
@@ -69,6 +70,7 @@ export function filterOf(kind: CarteraKind, q: Omit<Partial<CarteraListQuery>, '
 /** `database` runs the view's statements as named prepared statements. */
 export function createCarteraService(deps: { database: PreparedRunner; leads: LeadService }) {
   const { database, leads } = deps;
+  const cappedCounts = createCappedCounts();
 
   async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
     const row = await selectCarteraDetail(database, caller.entityId, kind, id);
@@ -81,10 +83,14 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
   return {
     async list<K extends CarteraKind>(caller: Principal, kind: K, q: CarteraListQuery): Promise<Page<CarteraItem<K>>> {
       const filter = filterOf(kind, q);
-      const rows = await selectCartera(database, caller.entityId, filter, { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' });
-      const cap = countCapFor(q);
-      const total = rows[0]?.total ?? (q.offset > 0 ? await countCartera(database, caller.entityId, filter, cap) : 0);
-      return toPage(q, rows, total, (r) => toCarteraItem(kind, r), total >= cap);
+      const page = { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' };
+      const { rows, total, capped } = await cappedCounts.page({
+        key: JSON.stringify([caller.entityId, filter]),
+        page,
+        read: (counted) => selectCartera(database, caller.entityId, filter, page, counted),
+        count: () => countCartera(database, caller.entityId, filter, countCapFor(page)),
+      });
+      return toPage(q, rows, total, (r) => toCarteraItem(kind, r), capped);
     },
 
     /** 404 when the id is not a lead (resp. client) of the caller's entity. */

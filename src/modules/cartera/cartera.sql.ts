@@ -113,18 +113,20 @@ const FILTER_SHAPES: FilterShape[] = everyShape({
   search: [false, true],
 });
 
-/** One page of a view in a sort's order, each row with the capped count. */
+/** One page of a view in a sort's order; each row with the capped count unless `total` is null (a list known to reach its cap). */
 export const CARTERA_PAGE = shapedStatement<ViewShape>('crm_cartera_page', {
   shapes: FILTER_SHAPES.flatMap((filter) =>
     Object.keys(SORTS).flatMap((sort) =>
-      PAGE_SHAPES.map((page) => ({
-        ...filter,
-        sort,
-        limit: page.limit,
-        offset: page.offset,
-        keyset: false,
-        total: page.bigCap ? ('bigCap' as const) : ('cap' as const),
-      })),
+      PAGE_SHAPES.flatMap((page) =>
+        [page.bigCap ? ('bigCap' as const) : ('cap' as const), ...(page.bigCap ? [] : [null])].map((total) => ({
+          ...filter,
+          sort,
+          limit: page.limit,
+          offset: page.offset,
+          keyset: false,
+          total,
+        })),
+      ),
     ),
   ),
   build: viewStatement,

@@ -17,7 +17,7 @@ export interface LeadFilter extends PageRequest {
   employeeId?: number | undefined;
 }
 
-/** A list row: the response's columns, timestamps already as ISO-8601 text, and the capped count. */
+/** A list row: the response's columns, timestamps already as ISO-8601 text, and the capped count when counted. */
 export interface LeadListRow {
   id: number;
   group_id: number;
@@ -28,23 +28,31 @@ export interface LeadListRow {
   tax_id: string | null;
   created_at: string;
   updated_at: string;
-  total: number;
+  total?: number;
+}
+
+/** What of a filter the statement's text depends on, and the values of its placeholders. */
+function statementOf(entityId: number, f: LeadFilter) {
+  const page = pageShapeOf(f);
+  const filter = { group: f.groupId !== undefined, kind: f.kind ?? null, search: Boolean(f.search), employee: f.employeeId !== undefined };
+  const values = { entityId, groupId: f.groupId, search: f.search ? likePattern(f.search) : undefined, employeeId: f.employeeId, ...page.values };
+  return { shape: { ...filter, ...page.shape }, values, options: { planEachCall: filter.employee } };
 }
 
 /**
- * Newest first (the `lead_entity_id_created_at_idx` order), with the matching count capped at
- * `countCapFor(f)` (see pagination.ts), in one statement: the count is a scalar subquery on each row; an
- * empty page past the end counts separately. The seller filter is planned per call (see `RunOptions`).
+ * A page of leads, newest first (the `lead_entity_id_created_at_idx` order); with `counted`, each row
+ * carries the matching count capped at `countCapFor(f)` (see paging.ts) as `total`, in the same statement.
+ * The seller filter is planned per call (see `RunOptions`).
  */
-export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter): Promise<{ rows: LeadListRow[]; total: number; capped: boolean }> {
-  const page = pageShapeOf(f);
-  const shape = { group: f.groupId !== undefined, kind: f.kind ?? null, search: Boolean(f.search), employee: f.employeeId !== undefined, ...page.shape };
-  const values = { entityId, groupId: f.groupId, search: f.search ? likePattern(f.search) : undefined, employeeId: f.employeeId, ...page.values };
-  const options = { planEachCall: shape.employee };
-  const rows = await runShaped<LeadListRow, typeof shape>(database, LEAD_LIST, shape, values, options);
-  const total =
-    rows[0]?.total ?? (f.offset > 0 ? ((await runShaped<{ n: number }, typeof shape>(database, LEAD_COUNT, shape, values, options))[0]?.n ?? 0) : 0);
-  return { rows, total, capped: total >= page.values.cap };
+export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter, counted: boolean): Promise<LeadListRow[]> {
+  const { shape, values, options } = statementOf(entityId, f);
+  return runShaped<LeadListRow, typeof shape & { counted: boolean }>(database, LEAD_LIST, { ...shape, counted }, values, options);
+}
+
+/** The matching count capped at `countCapFor(f)`, alone (a page past the end). */
+export async function countLeads(database: PreparedRunner, entityId: number, f: LeadFilter): Promise<number> {
+  const { shape, values, options } = statementOf(entityId, f);
+  return (await runShaped<{ n: number }, typeof shape>(database, LEAD_COUNT, shape, values, options))[0]?.n ?? 0;
 }
 
 export async function findLead(db: Db, entityId: number, id: number): Promise<LeadRow | undefined> {

@@ -5,13 +5,24 @@
 import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
+import { createCappedCounts } from '../../db/paging.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Page } from '../../platform/http/pagination.js';
 import { normalizePhone } from './channel-identifier.js';
 import { findGroup } from './group.repository.js';
-import { findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadListRow, type LeadRow, type LeadValues } from './lead.repository.js';
+import {
+  countLeads,
+  findLead,
+  findLeadByErpId,
+  insertLead,
+  listLeads,
+  updateLead,
+  type LeadListRow,
+  type LeadRow,
+  type LeadValues,
+} from './lead.repository.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
@@ -68,6 +79,7 @@ function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
 /** `database` runs the list as a named prepared statement (the hot path); everything else goes through `db`. */
 export function createLeadService(deps: { db: Db; events: EventBus; database: PreparedRunner }) {
   const { db, events, database } = deps;
+  const cappedCounts = createCappedCounts();
 
   async function assertGroup(entityId: number, groupId: number): Promise<void> {
     if (!(await findGroup(db, entityId, groupId))) throw validationFailed([{ field: '/body/group_id', message: `group ${groupId} not found` }]);
@@ -80,13 +92,12 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
 
   return {
     async list(caller: Principal, q: LeadListQuery): Promise<Page<LeadResponse>> {
-      const { rows, total, capped } = await listLeads(database, caller.entityId, {
-        limit: q.limit,
-        offset: q.offset,
-        groupId: q.group_id,
-        kind: q.kind,
-        search: q.search,
-        employeeId: q.employee_id,
+      const filter = { limit: q.limit, offset: q.offset, groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
+      const { rows, total, capped } = await cappedCounts.page({
+        key: JSON.stringify([caller.entityId, q.group_id, q.kind, q.search, q.employee_id]),
+        page: filter,
+        read: (counted) => listLeads(database, caller.entityId, filter, counted),
+        count: () => countLeads(database, caller.entityId, filter),
       });
       return toPage(q, rows, total, toLeadListItem, capped);
     },

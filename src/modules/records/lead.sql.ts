@@ -1,6 +1,7 @@
 /**
- * Statements of the leads list (GET /leads), run by lead.repository.ts: one page with the capped count on
- * each row, and the capped count alone for a page past the end.
+ * Statements of the leads list (GET /leads), run by lead.repository.ts: one page, with the capped count on
+ * each row unless the list is known to reach its cap (`createCappedCounts`), and the capped count alone
+ * for a page past the end.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { countCapLimit, isoTimestamp, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
@@ -36,11 +37,14 @@ const SHAPES: (LeadListShape & PageShape)[] = everyShape({
   employee: [false, true],
 }).flatMap((filter) => PAGE_SHAPES.map((page) => ({ ...filter, ...page })));
 
-/** A page of leads, newest first, each row with the capped count (placeholders: the filter's, `offset`, `cap`). */
+/**
+ * A page of leads, newest first; with `counted`, each row with the capped count as `total` (placeholders:
+ * the filter's, `offset`, `cap`).
+ */
 export const LEAD_LIST = shapedStatement('crm_leads_list', {
-  shapes: SHAPES,
+  shapes: SHAPES.flatMap((shape) => [true, false].map((counted) => ({ ...shape, counted }))),
   build: (s) => sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
-      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at, ${countedLeads(s)} as total
+      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at${s.counted ? sql`, ${countedLeads(s)} as total` : sql``}
       from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
 });
 

@@ -6,6 +6,7 @@ import { assignGroup, assignLead, makeGroup, makeLead } from '../../helpers/reco
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 import { queryRows } from '../../../src/db/client.js';
+import { recordQueries } from '../../helpers/query-counter.js';
 
 /**
  * The cartera lists read a read model the database keeps through triggers; these tests change its
@@ -165,6 +166,35 @@ describe('cartera read model', () => {
     // A late, older message does not move the interaction back.
     await send('50255501234', 'wamid.RM.0', 1_789_999_000);
     expect((await search())[0]).toMatchObject({ interaction: { conversationId, lastMessageAt: new Date(1_790_000_600_000).toISOString() } });
+  });
+
+  it("does not count a seller's portfolio again once it reached its cap, and counts again when a short page shows leads left it", async () => {
+    const db = t.database.db;
+    const entity = (await makeEntity(db)).id;
+    const own = await tokenFor(t.app, await makeMember(db, { entityId: entity, codes: CODES }));
+    const sara = await makeMember(db, { entityId: entity, name: 'Sara' });
+    const group = await makeGroup(db, entity, 'Big Group');
+    await db.execute(sql`insert into lead (entity_id, group_id, name) select ${entity}, ${group.id}, 'Bulk ' || i from generate_series(1, 1001) i`);
+    await assignGroup(db, entity, sara.employeeId, group.id);
+    const listed = async (url: string) => {
+      const recorder = recordQueries();
+      const res = await t.app.inject({ method: 'GET', url, headers: bearer(own) });
+      recorder.stop();
+      const page = recorder.statements.filter((s) => s.includes('from cartera_seller_item s'));
+      return { body: res.json(), counted: page.some((s) => /count\(\*\)/.test(s)) };
+    };
+    const first = await listed(`/cartera/leads?seller_id=${sara.employeeId}&limit=10`);
+    expect(first).toMatchObject({ counted: true, body: { pagination: { limit: 10, offset: 0, total: 1000, total_capped: true } } });
+    const again = await listed(`/cartera/leads?seller_id=${sara.employeeId}&limit=10&offset=10`);
+    expect(again.counted).toBe(false);
+    expect(again.body.data).toHaveLength(10);
+    expect(again.body.pagination).toEqual({ limit: 10, offset: 10, total: 1000, total_capped: true });
+    // Leads leave the portfolio: its first short page is counted again, exactly.
+    await db.execute(sql`delete from lead where entity_id = ${entity} and name <> 'Bulk 7'`);
+    const after = await listed(`/cartera/leads?seller_id=${sara.employeeId}&limit=10`);
+    expect(after.counted).toBe(true);
+    expect(after.body.data.map((i: Item) => i.lead)).toEqual(['Bulk 7']);
+    expect(after.body.pagination).toEqual({ limit: 10, offset: 0, total: 1, total_capped: false });
   });
 
   it("lists a seller's portfolio from the seller's own entries, the same leads as the derivation, as assignments change", async () => {

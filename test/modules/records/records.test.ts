@@ -130,6 +130,42 @@ describe('leads and clients', () => {
     expect(past).toEqual({ data: [], pagination: { limit: 10, offset: 2000, total: 1005, total_capped: false } });
   });
 
+  it('does not count a list again once it reached its cap, and counts again when a short page shows rows left it', async () => {
+    const group = await makeGroup(t.database.db, entityA);
+    await t.database.executeSql(`insert into lead (entity_id, group_id, name) select $1, $2, 'Bulk ' || i from generate_series(1, 1001) i`, [
+      entityA,
+      group.id,
+    ]);
+    const leadPage = (s: string) => s.includes('from lead l where');
+    const listed = async (url: string) => {
+      const recorder = recordQueries();
+      const res = await get(url);
+      recorder.stop();
+      return { body: res.json(), counted: recorder.statements.filter(leadPage).some((s) => /count\(\*\)/.test(s)) };
+    };
+    const first = await listed(`/leads?group_id=${group.id}&limit=10`);
+    expect(first).toMatchObject({ counted: true, body: { pagination: { limit: 10, offset: 0, total: 1000, total_capped: true } } });
+    const again = await listed(`/leads?group_id=${group.id}&limit=10&offset=10`);
+    expect(again.counted).toBe(false);
+    expect(again.body.data).toHaveLength(10);
+    expect(again.body.pagination).toEqual({ limit: 10, offset: 10, total: 1000, total_capped: true });
+    // Another entity's list with the same filter values is its own list: its count is not entity A's.
+    expect((await listed('/leads?limit=10')).body.pagination).toMatchObject({ total: 1000, total_capped: true });
+    await t.database.executeSql(`insert into lead (entity_id, group_id, name) select $1, $2, 'B ' || i from generate_series(1, 11) i`, [
+      entityB,
+      foreign.groupId,
+    ]);
+    const other = await makeMember(t.database.db, { entityId: entityB, codes: ['leads.view'] });
+    const foreignList = await t.app.inject({ method: 'GET', url: '/leads?limit=10', headers: bearer(await tokenFor(t.app, other)) });
+    expect(foreignList.json().pagination).toEqual({ limit: 10, offset: 0, total: 12, total_capped: false });
+    // Rows leave the list: the first short page is counted again, exactly.
+    await t.database.executeSql(`delete from lead where entity_id = $1 and group_id = $2 and name <> 'Bulk 1'`, [entityA, group.id]);
+    const after = await listed(`/leads?group_id=${group.id}&limit=10`);
+    expect(after.counted).toBe(true);
+    expect(after.body.data.map((l: { name: string }) => l.name)).toEqual(['Bulk 1']);
+    expect(after.body.pagination).toEqual({ limit: 10, offset: 0, total: 1, total_capped: false });
+  });
+
   it('searches by name and moves contacts with their lead to another group', async () => {
     const lead = await makeLead(t.database.db, { entityId: entityA, name: 'Searchable Quetzal' });
     const contact = await makeContact(t.database.db, { entityId: entityA, leadId: lead.id });
