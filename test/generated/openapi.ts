@@ -5857,7 +5857,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -5935,7 +5935,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -7401,7 +7401,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -7756,7 +7756,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -8161,7 +8161,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -8566,7 +8566,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -8821,7 +8821,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -9068,7 +9068,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -9423,7 +9423,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -9828,7 +9828,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -10233,7 +10233,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -10488,7 +10488,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -11639,7 +11639,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -11997,7 +11997,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -12820,7 +12820,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -13178,7 +13178,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -13980,7 +13980,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -14120,7 +14120,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -14872,7 +14872,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -15012,7 +15012,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -25142,7 +25142,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -25538,7 +25538,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -32462,7 +32462,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -33533,7 +33533,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -34201,7 +34201,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -35063,7 +35063,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -36134,7 +36134,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -36802,7 +36802,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -37407,7 +37407,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };
@@ -38512,7 +38512,7 @@ export interface operations {
                             offset: number;
                             /** @description Rows matching the filters across all pages (a lower bound when total_capped is true) */
                             total: number;
-                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows */
+                            /** @description Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short */
                             total_capped?: boolean;
                         };
                     };

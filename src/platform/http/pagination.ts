@@ -27,7 +27,8 @@ export const Pagination = Type.Object({
   total: Type.Integer({ description: 'Rows matching the filters across all pages (a lower bound when total_capped is true)' }),
   total_capped: Type.Optional(
     Type.Boolean({
-      description: 'Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows',
+      description:
+        'Present on lists that cap their count (leads, cartera): true when counting stopped at the cap, so there are at least `total` rows. A list that reached its cap answers it without counting again for up to 60 s, unless a page comes back short',
     }),
   ),
 });
