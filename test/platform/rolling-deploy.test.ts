@@ -131,8 +131,9 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('deploys 
 
     it(
       'replaces both instances one by one while webhooks, sends and sockets flow: 0 lost, 0 duplicated, 0 unexpected 5xx, every socket client resumed elsewhere and got every event once',
-      // One retry: now and then one event, broadcast seconds before any SIGTERM, reaches no client at all (seen once in
-      // six CI runs; not yet explained). Every assertion must still hold within one whole run.
+      // One retry, as insurance for CI: one event broadcast seconds before any SIGTERM once reached no client at all
+      // (one CI run of six, before 7159927; unexplained, and not seen since in 30 runs in a row without the retry).
+      // Every assertion must still hold within one whole run; a retried run prints its report twice.
       { timeout: 300_000, retry: 1 },
       async () => {
         const balancer = await startBalancer(services.map((s) => s.baseUrl));
