@@ -27,11 +27,12 @@ export interface CappedPage<R> {
 
 /** How one capped list is read: its page with or without the count column, and the count alone. */
 export interface CappedListReader<R> {
+  entityId: number;
   /**
-   * The list and its filter values, entity included: the lists that answer the same total. Never the
-   * page or the sort, which do not change the count.
+   * The list's filter values, never the page or the sort (they do not change the count): with the entity,
+   * what makes two reads the same list, with the same total.
    */
-  key: string;
+  filter: object;
   page: PageRequest;
   /** The page; with `counted`, each row carries the capped count as `total`. */
   read(counted: boolean): Promise<(R & { total?: number | null })[]>;
@@ -44,7 +45,7 @@ export interface CappedListReader<R> {
  * issue 29). Counting to the cap reads up to `COUNT_CAP` index entries, which cost PostgreSQL more than the
  * page itself (about 100 of 220 µs of CPU for the leads page at 100,000 leads), and a list that reached
  * its cap answers the same total on its next pages and views. So a count that reached the cap is
- * remembered per list and filter (`CappedListReader.key`) for `ttlMs`, and while it is the pages skip the
+ * remembered per entity and filter (`CappedListReader`) for `ttlMs`, and while it is the pages skip the
  * count and answer the cap. New rows never make that wrong. A page shorter than its limit means that rows
  * left the list since: it is counted again and the memory of it dropped. Held per service, in memory,
  * bounded by `max` lists.
@@ -53,23 +54,23 @@ export function createCappedCounts(options: { ttlMs?: number; max?: number } = {
   /** List key -> the largest cap its count reached. */
   const reached = new LRUCache<string, number>({ max: options.max ?? 10_000, ttl: options.ttlMs ?? 60_000 });
 
-  async function counted<R>(list: CappedListReader<R>, cap: number): Promise<CappedPage<R>> {
-    const rows = await list.read(true);
-    const total = rows[0]?.total ?? (list.page.offset > 0 ? await list.count() : 0);
-    if (total >= cap) reached.set(list.key, Math.max(cap, reached.get(list.key) ?? 0));
-    return { rows, total, capped: total >= cap };
-  }
-
   return {
     /** Reads a page of `list` with its capped total, counting only when the list is not known to reach the cap. */
     async page<R>(list: CappedListReader<R>): Promise<CappedPage<R>> {
+      const key = JSON.stringify([list.entityId, list.filter]);
       const cap = countCapFor(list.page);
-      if ((reached.get(list.key) ?? 0) < cap) return counted(list, cap);
-      const rows = await list.read(false);
-      if (rows.length === list.page.limit) return { rows, total: cap, capped: true };
-      reached.delete(list.key);
-      const total = await list.count();
-      if (total >= cap) reached.set(list.key, cap);
+      let rows: (R & { total?: number | null })[];
+      let total: number;
+      if ((reached.get(key) ?? 0) >= cap) {
+        rows = await list.read(false);
+        if (rows.length === list.page.limit) return { rows, total: cap, capped: true };
+        reached.delete(key);
+        total = await list.count();
+      } else {
+        rows = await list.read(true);
+        total = rows[0]?.total ?? (list.page.offset > 0 ? await list.count() : 0);
+      }
+      if (total >= cap) reached.set(key, Math.max(cap, reached.get(key) ?? 0));
       return { rows, total, capped: total >= cap };
     },
   };

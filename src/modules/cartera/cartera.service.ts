@@ -85,7 +85,8 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
       const filter = filterOf(kind, q);
       const page = { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' };
       const { rows, total, capped } = await cappedCounts.page({
-        key: JSON.stringify([caller.entityId, filter]),
+        entityId: caller.entityId,
+        filter,
         page,
         read: (counted) => selectCartera(database, caller.entityId, filter, page, counted),
         count: () => countCartera(database, caller.entityId, filter, countCapFor(page)),

@@ -118,7 +118,7 @@ export const CARTERA_PAGE = shapedStatement<ViewShape>('crm_cartera_page', {
   shapes: FILTER_SHAPES.flatMap((filter) =>
     Object.keys(SORTS).flatMap((sort) =>
       PAGE_SHAPES.flatMap((page) =>
-        [page.bigCap ? ('bigCap' as const) : ('cap' as const), ...(page.bigCap ? [] : [null])].map((total) => ({
+        (page.bigCap ? (['bigCap'] as const) : (['cap', null] as const)).map((total) => ({
           ...filter,
           sort,
           limit: page.limit,

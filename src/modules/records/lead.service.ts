@@ -92,12 +92,14 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
 
   return {
     async list(caller: Principal, q: LeadListQuery): Promise<Page<LeadResponse>> {
-      const filter = { limit: q.limit, offset: q.offset, groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
+      const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
+      const page = { limit: q.limit, offset: q.offset };
       const { rows, total, capped } = await cappedCounts.page({
-        key: JSON.stringify([caller.entityId, q.group_id, q.kind, q.search, q.employee_id]),
-        page: filter,
-        read: (counted) => listLeads(database, caller.entityId, filter, counted),
-        count: () => countLeads(database, caller.entityId, filter),
+        entityId: caller.entityId,
+        filter,
+        page,
+        read: (counted) => listLeads(database, caller.entityId, { ...filter, ...page }, counted),
+        count: () => countLeads(database, caller.entityId, { ...filter, ...page }),
       });
       return toPage(q, rows, total, toLeadListItem, capped);
     },
