@@ -7,7 +7,7 @@ import type { Database, Db } from '../../db/client.js';
 import type { PrincipalRecord } from '../../platform/auth/authenticator.js';
 import { AppError, validationFailed } from '../../platform/errors.js';
 import type { ErpMembership } from '../../integrations/erp/index.js';
-import { loadPrincipal } from './principal.repository.js';
+import { createPrincipalLoader } from './principal.service.js';
 import { findUserByEmail, findUserById, setPasswordHash, type UserRow } from './user.repository.js';
 import { activeEmployeeIds, activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
 import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
@@ -29,7 +29,7 @@ interface EntityProfile {
 }
 
 export interface IdentityService {
-  /** The guard's one-round-trip read of a user in an entity (platform `PrincipalLoader`). */
+  /** The guard's read of a user in an entity (platform `PrincipalLoader`): one round trip unless the grants changed. */
   loadPrincipal: (userId: number, entityId: number) => Promise<PrincipalRecord | undefined>;
   /** Keys `${userId}:${entityId}` of the pairs that are still active memberships (one statement). */
   activeMemberships: (pairs: { userId: number; entityId: number }[]) => Promise<Set<string>>;
@@ -61,7 +61,7 @@ export type { MembershipChanges };
 export function createIdentityService(deps: { database: Database; db?: Db }): IdentityService {
   const db = deps.db ?? deps.database.db;
   return {
-    loadPrincipal: (userId, entityId) => loadPrincipal(deps.database, userId, entityId),
+    loadPrincipal: createPrincipalLoader(deps.database),
     async activeMemberships(pairs) {
       const rows = await activePairs(db, pairs);
       return new Set(rows.map((r) => `${r.userId}:${r.entityId}`));

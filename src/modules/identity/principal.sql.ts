@@ -1,33 +1,47 @@
-/** The statement of principal.repository.ts. */
+/** The statements of principal.repository.ts. */
 import { statement } from '../../db/statement.js';
 
 /**
- * The user `$1`, their active employee row in entity `$2`, and the subscriptions reaching it (the employee's,
- * the user's in the entity, the user's global ones) as one JSON text, null without any: an array of
- * `[subscription id, level, role id, role name, base codes or null, [[code, effect], …] or null]` in level
- * order. Equal grants read alike, so the text keys the resolution cache and is parsed only when it is new;
- * arrays rather than objects, and no sorting inside, cost PostgreSQL least (a code order that changes only
- * makes a new key). Hot path of every authenticated request: one round trip, one row, a named prepared statement.
+ * The user `$1`, their active employee row in entity `$2`, and the grants version (grants-version.table.ts;
+ * null only if its row was deleted: then nothing is remembered).
+ * Hot path of every authenticated request: one round trip, one row, a named prepared statement; the
+ * subscriptions are read again (`LOAD_SUBSCRIPTIONS`) only when the version moved.
  */
 export const LOAD_PRINCIPAL = statement(
   'crm_load_principal',
   `
-  select u.id as user_id, u.email, u.erp_user_id, e.id as employee_id, e.erp_employee_id,
+  select u.id as user_id, u.email, u.erp_user_id, e.id as employee_id, e.erp_employee_id, g.version::text as grants_version
+  from app_user u
+  left join grants_version g on true
+  left join employee e on e.user_id = u.id and e.entity_id = $2 and e.is_active
+  where u.id = $1`,
+);
+
+/**
+ * The subscriptions reaching employee `$1` (the employee's, user `$2`'s in entity `$3`, the user's global
+ * ones) as one JSON text, null without any: an array of `[subscription id, level, role id, role name, base
+ * codes or null, [[code, effect], …] or null]` in level order; and the grants version of the same snapshot.
+ * Equal grants read alike, so the text keys the resolution cache and is parsed only when it is new; arrays
+ * rather than objects, and no sorting inside, cost PostgreSQL least (a code order that changes only makes a
+ * new key).
+ */
+export const LOAD_SUBSCRIPTIONS = statement(
+  'crm_load_subscriptions',
+  `
+  select g.version::text as grants_version,
     (select json_agg(json_build_array(s.id, s.level, s.role_id, r.name,
          (select array_agg(rp.permission_code) from role_permission rp where rp.role_id = s.role_id),
          (select json_agg(json_build_array(o.permission_code, o.effect)) from subscription_override o where o.subscription_id = s.id))
        order by s.level, s.id)::text
       from (
-        select es.id, es.role_id, 1 as level from subscription es where es.employee_id = e.id
+        select es.id, es.role_id, 1 as level from subscription es where es.employee_id = $1
         union all
-        select us.id, us.role_id, 2 as level from subscription us where us.user_id = u.id and us.entity_id = $2
+        select us.id, us.role_id, 2 as level from subscription us where us.user_id = $2 and us.entity_id = $3
         union all
-        select gs.id, gs.role_id, 3 as level from subscription gs where gs.user_id = u.id and gs.entity_id is null
+        select gs.id, gs.role_id, 3 as level from subscription gs where gs.user_id = $2 and gs.entity_id is null
       ) s
       join role r on r.id = s.role_id
-      where e.id is not null
     ) as subscriptions
-  from app_user u
-  left join employee e on e.user_id = u.id and e.entity_id = $2 and e.is_active
-  where u.id = $1`,
+  from (select 1) one
+  left join grants_version g on true`,
 );

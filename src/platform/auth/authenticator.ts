@@ -1,7 +1,7 @@
 /**
  * Turns a bearer token into a `Principal`: verifies the JWT, then re-reads membership and permissions
- * from the database (one query), so a revoked membership or a permission change applies to the very next
- * request. Shared by the HTTP guard and the realtime gateway. The lookup itself belongs to the identity
+ * from the database (one round trip while the grants are unchanged), so a revoked membership or a
+ * permission change applies to the very next request. Shared by the HTTP guard and the realtime gateway. The lookup itself belongs to the identity
  * module, which owns users, memberships and subscriptions; it is passed in as `loadPrincipal`.
  */
 import { LRUCache } from 'lru-cache';
@@ -26,7 +26,10 @@ export interface PrincipalRecord {
   subscriptions(): SubscriptionGrant[];
 }
 
-/** Reads the principal record of `userId` in `entityId` (one round trip); undefined when the user does not exist. */
+/**
+ * Reads the principal record of `userId` in `entityId` as the database holds it now (one round trip, a second
+ * when the grants changed); undefined when the user does not exist.
+ */
 export type PrincipalLoader = (userId: number, entityId: number) => Promise<PrincipalRecord | undefined>;
 
 export interface Principal {

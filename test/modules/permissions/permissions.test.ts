@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
+import { recordQueries } from '../../helpers/query-counter.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { createDirectoryService } from '../../../src/modules/identity/directory.service.js';
 import { ALL_PERMISSION_CODES, SCHEMA_VERSION } from '../../../src/platform/permissions/catalog.js';
@@ -100,6 +102,66 @@ describe('GET /api/permissions/me', () => {
     const body = (await get('/api/permissions/me', await tokenFor(t.app, { userId: m.userId, entityId: otherEntityId }))).json();
     expect(body.permissions).toEqual([]);
     expect(body.role).toBeNull();
+  });
+});
+
+describe('the grants version (docs/decisions.md, "Grants version")', () => {
+  const subscriptionReads = (statements: string[]) => statements.filter((s) => s.includes('from subscription es')).length;
+  const me = async (token: string) => {
+    const recorder = recordQueries();
+    try {
+      const res = await get('/api/permissions/me', token);
+      expect(res.statusCode).toBe(200);
+      return { body: res.json(), subscriptionReads: subscriptionReads(recorder.statements) };
+    } finally {
+      recorder.stop();
+    }
+  };
+
+  it('reads the subscriptions again only after a change to the grants', async () => {
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['groups.view'] });
+    const token = await tokenFor(t.app, m);
+    await me(token);
+    expect(await me(token)).toMatchObject({ subscriptionReads: 0, body: { permissions: ['groups.view'] } });
+    await t.database.db.execute(sql`insert into role_permission (role_id, permission_code) values (${m.roleId!}, 'contacts.view')`);
+    expect(await me(token)).toMatchObject({ subscriptionReads: 1, body: { permissions: ['contacts.view', 'groups.view'] } });
+    expect(await me(token)).toMatchObject({ subscriptionReads: 0, body: { permissions: ['contacts.view', 'groups.view'] } });
+  });
+
+  it('applies a change written straight to the database (another instance, the CLI, a script) to the very next request', async () => {
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['groups.view', 'leads.view'] });
+    const token = await tokenFor(t.app, m);
+    const db = t.database.db;
+    const permissionsNow = async () => (await me(token)).body.permissions as string[];
+    expect(await permissionsNow()).toEqual(['groups.view', 'leads.view']);
+
+    await db.execute(sql`delete from role_permission where role_id = ${m.roleId!} and permission_code = 'leads.view'`);
+    expect(await permissionsNow()).toEqual(['groups.view']);
+
+    await db.execute(sql`insert into subscription_override (subscription_id, permission_code, effect) values (${m.subscriptionId!}, 'groups.view', 'DENY')`);
+    expect(await permissionsNow()).toEqual([]);
+    await db.execute(sql`delete from subscription_override where subscription_id = ${m.subscriptionId!}`);
+    expect(await permissionsNow()).toEqual(['groups.view']);
+
+    await db.execute(sql`update role set name = 'renamed in the database' where id = ${m.roleId!}`);
+    expect((await me(token)).body.role).toMatchObject({ id: m.roleId, name: 'renamed in the database' });
+
+    const other = await createDirectoryService(db).ensureRole({ entityId, name: `other ${m.userId}`, permissions: ['contacts.view'] });
+    await db.execute(sql`update subscription set role_id = ${other.id} where id = ${m.subscriptionId!}`);
+    expect(await permissionsNow()).toEqual(['contacts.view']);
+
+    await db.execute(sql`delete from subscription where id = ${m.subscriptionId!}`);
+    expect((await me(token)).body).toMatchObject({ permissions: [], role: null });
+  });
+
+  it('keeps each membership its own grants: equal versions do not share subscriptions across users or entities', async () => {
+    const a = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['groups.view'] });
+    const b = await makeMember(t.database.db, { conversations: 'restricted', entityId: otherEntityId, codes: ['leads.view'] });
+    const [tokenA, tokenB] = [await tokenFor(t.app, a), await tokenFor(t.app, b)];
+    for (let i = 0; i < 2; i++) {
+      expect((await me(tokenA)).body.permissions).toEqual(['groups.view']);
+      expect((await me(tokenB)).body.permissions).toEqual(['leads.view']);
+    }
   });
 });
 
