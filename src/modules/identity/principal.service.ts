@@ -15,8 +15,8 @@ import { grantsOf, loadPrincipal, loadSubscriptions } from './principal.reposito
 const REMEMBERED_TEXT = 8_000_000;
 
 export function createPrincipalLoader(database: Database): PrincipalLoader {
-  // `${grants version}:${userId}:${entityId}:${employeeId}` -> the subscriptions' text read under that
-  // version. A key of an older version is never read again, and ages out.
+  // (grants version, membership) -> the subscriptions' text read under that version. A key of an older
+  // version is never read again, and ages out.
   const subscriptionsOf = new LRUCache<string, string>({
     max: 20_000,
     maxSize: REMEMBERED_TEXT,
@@ -24,11 +24,12 @@ export function createPrincipalLoader(database: Database): PrincipalLoader {
   });
 
   async function subscriptionsText(version: string | null, employeeId: number, userId: number, entityId: number): Promise<string> {
-    const remembered = version === null ? undefined : subscriptionsOf.get(`${version}:${userId}:${entityId}:${employeeId}`);
+    const keyUnder = (grantsVersion: string) => `${grantsVersion}:${userId}:${entityId}:${employeeId}`;
+    const remembered = version === null ? undefined : subscriptionsOf.get(keyUnder(version));
     if (remembered !== undefined) return remembered;
     const loaded = await loadSubscriptions(database, employeeId, userId, entityId);
     // Under the version read with the subscriptions: a change committed between the two reads makes it the newer one.
-    if (loaded.grantsVersion !== null) subscriptionsOf.set(`${loaded.grantsVersion}:${userId}:${entityId}:${employeeId}`, loaded.text);
+    if (loaded.grantsVersion !== null) subscriptionsOf.set(keyUnder(loaded.grantsVersion), loaded.text);
     return loaded.text;
   }
 
