@@ -39,6 +39,14 @@ export const carteraItem = pgTable(
     conversationId: integer(),
     interactionChannel: text(),
     interactionAt: timestamp({ withTimezone: true }),
+    /**
+     * The row as its list item (SPEC "Cartera (portfolio) view item", `CarteraItem` of cartera.service.ts),
+     * compact JSON derived from the columns above by the row trigger of
+     * migrations/0024_cartera_item_json.sql on every write: a page answers these texts as they are,
+     * so the service neither parses, maps nor serializes its rows (docs/decisions.md, "Cartera items
+     * stored as JSON").
+     */
+    item: json().notNull(),
   },
   (t) => [
     // One index per sort of the lists, and the export's keyset order.

@@ -8,7 +8,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import { BackpressuredWorkbookWriter } from '../../platform/xlsx/workbook-writer.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import { selectCarteraBatch, type CarteraFilter } from './cartera.repository.js';
-import { toCarteraItem } from './cartera.service.js';
 
 const BATCH = 1000;
 
@@ -38,13 +37,12 @@ export function streamCarteraXlsx(database: PreparedRunner, entityId: number, fi
         batch = selectCarteraBatch(database, entityId, filter, rows[rows.length - 1]!.id, BATCH);
         batch.catch(() => undefined);
       }
-      for (const row of rows) {
-        const item = toCarteraItem(filter.kind, row);
+      for (const item of rows) {
         sheet
           .addRow({
             id: item.id,
             group: item.group,
-            name: row.name,
+            name: 'client' in item ? item.client : item.lead,
             erpId: item.erpId ?? '',
             creation: new Date(item.creation),
             seller: item.seller?.name ?? '',

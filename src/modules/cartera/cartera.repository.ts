@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
 import { runStatementIn } from '../../db/statement.js';
 import { COUNT_CAP, likePattern } from '../../platform/http/pagination.js';
-import type { CarteraItemSeller } from './cartera-item.table.js';
+import type { CarteraItem } from './cartera.schemas.js';
 import {
   CARTERA_BATCH,
   CARTERA_COUNT,
@@ -33,23 +33,9 @@ export interface CarteraFilter {
   leadId?: number | undefined;
 }
 
-export interface CarteraRow {
-  id: number;
-  group_id: number;
-  group_name: string;
-  name: string;
-  erp_id: string | null;
-  /** ISO-8601 text, as `toISOString()` renders it. */
-  created_at: string;
-  /** Both sources of the derivation, each in assignment order; null when the lead has no seller. */
-  sellers: { direct: CarteraItemSeller[]; inherited: CarteraItemSeller[] } | null;
-  /** The latest contact of the lead (null columns when it has none). */
-  contact_id: number | null;
-  contact_name: string | null;
-  /** The lead's conversation with the latest message (null columns when it has none); time as ISO-8601 text. */
-  conversation_id: number | null;
-  interaction_channel: string | null;
-  interaction_at: string | null;
+/** A page's row: the stored item as JSON text (`cartera_item.item`, a `CarteraItem`). */
+export interface CarteraItemText {
+  item: string;
   /** Capped count of the filtered view, on page queries only. */
   total?: number;
 }
@@ -77,8 +63,8 @@ function filterValuesOf(entityId: number, f: CarteraFilter) {
 const optionsOf = (shape: FilterShape & { sort?: string }) => ({ planEachCall: shape.seller && !readsSellerItems(shape) });
 
 /**
- * One page of the view in `sort` order; with `counted`, each row carries the count of the view capped at
- * `countCapFor(page)` as `total`.
+ * One page of the view in `sort` order, each item as its stored JSON text; with `counted`, each row carries
+ * the count of the view capped at `countCapFor(page)` as `total`.
  */
 export async function selectCartera(
   database: PreparedRunner,
@@ -86,7 +72,7 @@ export async function selectCartera(
   f: CarteraFilter,
   page: { limit: number; offset: number; sort: string },
   counted: boolean,
-): Promise<CarteraRow[]> {
+): Promise<CarteraItemText[]> {
   const window = pageShapeOf(page);
   const filter = filterShapeOf(f);
   const shape: ViewShape = {
@@ -97,15 +83,20 @@ export async function selectCartera(
     keyset: false,
     total: !counted ? null : window.shape.bigCap ? 'bigCap' : 'cap',
   };
-  return runShaped<CarteraRow, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
+  return runShaped<CarteraItemText, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
 }
 
 /** One lead (or client) of the view; undefined when `leadId` is not one in the entity. */
-export async function selectCarteraDetail(database: PreparedRunner, entityId: number, kind: CarteraKind, leadId: number): Promise<CarteraRow | undefined> {
+export async function selectCarteraDetail<K extends CarteraKind>(
+  database: PreparedRunner,
+  entityId: number,
+  kind: K,
+  leadId: number,
+): Promise<CarteraItem<K> | undefined> {
   const filter = filterShapeOf({ kind, leadId });
   const shape: ViewShape = { ...filter, sort: 'id', limit: 1, offset: false, keyset: false, total: null };
-  const rows = await runShaped<CarteraRow, ViewShape>(database, CARTERA_DETAIL, shape, filterValuesOf(entityId, { kind, leadId }));
-  return rows[0];
+  const rows = await runShaped<CarteraItemText, ViewShape>(database, CARTERA_DETAIL, shape, filterValuesOf(entityId, { kind, leadId }));
+  return rows[0] && (JSON.parse(rows[0].item) as CarteraItem<K>);
 }
 
 /** The capped count alone, for a page past the end. */
@@ -123,10 +114,11 @@ export async function countCartera(database: PreparedRunner, entityId: number, f
 }
 
 /** A batch of the view after lead id `afterId`, in id order (keyset), for the streaming export. */
-export async function selectCarteraBatch(database: PreparedRunner, entityId: number, f: CarteraFilter, afterId: number, size: number): Promise<CarteraRow[]> {
+export async function selectCarteraBatch(database: PreparedRunner, entityId: number, f: CarteraFilter, afterId: number, size: number): Promise<CarteraItem[]> {
   const filter = filterShapeOf(f);
   const shape: ViewShape = { ...filter, sort: 'id', limit: size, offset: false, keyset: true, total: null };
-  return runShaped<CarteraRow, ViewShape>(database, CARTERA_BATCH, shape, { ...filterValuesOf(entityId, f), afterId }, optionsOf(shape));
+  const rows = await runShaped<CarteraItemText, ViewShape>(database, CARTERA_BATCH, shape, { ...filterValuesOf(entityId, f), afterId }, optionsOf(shape));
+  return rows.map((r) => JSON.parse(r.item) as CarteraItem);
 }
 
 /**

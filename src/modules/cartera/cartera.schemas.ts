@@ -54,6 +54,8 @@ const clientProperties = { ...common, client: Type.String({ description: 'Client
 
 const CarteraLeadItem = Type.Object(leadProperties);
 const CarteraClientItem = Type.Object(clientProperties);
+/** The SPEC item: `lead` (leads list) or `client` (clients list) holds the record's name. */
+export type CarteraItem<K extends 'lead' | 'client' = 'lead' | 'client'> = K extends 'lead' ? Static<typeof CarteraLeadItem> : Static<typeof CarteraClientItem>;
 export const CarteraLeadList = Type.Object({ data: Type.Array(CarteraLeadItem), pagination: Pagination });
 export const CarteraClientList = Type.Object({ data: Type.Array(CarteraClientItem), pagination: Pagination });
 

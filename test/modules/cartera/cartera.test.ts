@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
+import { sql } from 'drizzle-orm';
+import { Errors } from 'typebox/value';
+import { queryRows } from '../../../src/db/client.js';
+import { CarteraClientList, CarteraLeadList } from '../../../src/modules/cartera/cartera.schemas.js';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { assignGroup, assignLead, makeContact, makeGroup, makeLead } from '../../helpers/records-factories.js';
@@ -112,6 +116,47 @@ describe('GET /cartera/leads', () => {
     expect(clients.data).toEqual([
       expect.objectContaining({ id: leads.client!.id, client: 'Client One', erpId: 'ERP-1', seller: expect.objectContaining({ source: 'group' }) }),
     ]);
+  });
+});
+
+describe('cartera items as stored', () => {
+  it('answers the stored items as the response schema describes them, names exactly as written', async () => {
+    const groupName = 'Grupo "Ñandú" \\ 😀';
+    const leadName = 'Léad "quoted" \\ back </script>\ttab 😀';
+    const group = await makeGroup(t.database.db, entityA, groupName);
+    const lead = await makeLead(t.database.db, { entityId: entityA, groupId: group.id, name: leadName });
+    await assignLead(t.database.db, entityA, sellerL.employeeId, lead.id);
+    await makeContact(t.database.db, { entityId: entityA, leadId: lead.id, name: 'Contacto «único»' });
+
+    const res = await get(`/cartera/leads?group_id=${group.id}`);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = res.json();
+    expect(Errors(CarteraLeadList, body)).toEqual([]);
+    const [created] = await queryRows<{ ms: string }>(t.database.db, sql`select extract(epoch from created_at) * 1000 as ms from lead where id = ${lead.id}`);
+    expect(body.data).toEqual([
+      {
+        id: lead.id,
+        groupId: group.id,
+        group: groupName,
+        lead: leadName,
+        erpId: null,
+        creation: new Date(Number(created!.ms)).toISOString(),
+        seller: { id: sellerL.employeeId, name: 'Leonel Directo', source: 'lead' },
+        sellers: { direct: [{ id: sellerL.employeeId, name: 'Leonel Directo' }], inherited: [] },
+        contact: { id: expect.any(Number), name: 'Contacto «único»' },
+        lastPurchase: null,
+        frequency: null,
+        agenda: null,
+        interaction: null,
+      },
+    ]);
+    // The detail reads the same stored item.
+    const detail = (await get(`/cartera/leads/${lead.id}`)).json();
+    expect(detail).toEqual({ ...body.data[0], email: null, phone: null, taxId: null });
+
+    const clients = (await get('/cartera/clients')).json();
+    expect(Errors(CarteraClientList, clients)).toEqual([]);
+    expect(clients.data[0]).not.toHaveProperty('lead');
   });
 });
 
