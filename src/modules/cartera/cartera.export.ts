@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { BackpressuredWorkbookWriter } from '../../platform/xlsx/workbook-writer.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import { selectCarteraBatch, type CarteraFilter } from './cartera.repository.js';
+import type { CarteraItem } from './cartera.schemas.js';
 
 const BATCH = 1000;
 
@@ -37,17 +38,18 @@ export function streamCarteraXlsx(database: PreparedRunner, entityId: number, fi
         batch = selectCarteraBatch(database, entityId, filter, rows[rows.length - 1]!.id, BATCH);
         batch.catch(() => undefined);
       }
-      for (const item of rows) {
+      for (const row of rows) {
+        const seller = row.seller === null ? null : (JSON.parse(row.seller) as NonNullable<CarteraItem['seller']>);
         sheet
           .addRow({
-            id: item.id,
-            group: item.group,
-            name: 'client' in item ? item.client : item.lead,
-            erpId: item.erpId ?? '',
-            creation: new Date(item.creation),
-            seller: item.seller?.name ?? '',
-            source: item.seller?.source ?? '',
-            contact: item.contact?.name ?? '',
+            id: row.id,
+            group: row.group_name,
+            name: row.name,
+            erpId: row.erp_id ?? '',
+            creation: new Date(row.created_at),
+            seller: seller?.name ?? '',
+            source: seller?.source ?? '',
+            contact: row.contact_name ?? '',
           })
           .commit();
       }

@@ -113,12 +113,28 @@ export async function countCartera(database: PreparedRunner, entityId: number, f
   return rows[0]?.n ?? 0;
 }
 
+/** A row of the export: the sheet's cells (`created_at` ISO-8601 text; `seller` the item's, as JSON text or null). */
+export interface CarteraSheetRow {
+  id: number;
+  group_name: string;
+  name: string;
+  erp_id: string | null;
+  created_at: string;
+  seller: string | null;
+  contact_name: string | null;
+}
+
 /** A batch of the view after lead id `afterId`, in id order (keyset), for the streaming export. */
-export async function selectCarteraBatch(database: PreparedRunner, entityId: number, f: CarteraFilter, afterId: number, size: number): Promise<CarteraItem[]> {
+export async function selectCarteraBatch(
+  database: PreparedRunner,
+  entityId: number,
+  f: CarteraFilter,
+  afterId: number,
+  size: number,
+): Promise<CarteraSheetRow[]> {
   const filter = filterShapeOf(f);
   const shape: ViewShape = { ...filter, sort: 'id', limit: size, offset: false, keyset: true, total: null };
-  const rows = await runShaped<CarteraItemText, ViewShape>(database, CARTERA_BATCH, shape, { ...filterValuesOf(entityId, f), afterId }, optionsOf(shape));
-  return rows.map((r) => JSON.parse(r.item) as CarteraItem);
+  return runShaped<CarteraSheetRow, ViewShape>(database, CARTERA_BATCH, shape, { ...filterValuesOf(entityId, f), afterId }, optionsOf(shape));
 }
 
 /**

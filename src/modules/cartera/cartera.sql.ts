@@ -1,10 +1,10 @@
 /**
  * Statements of the cartera read model (`cartera_item`, see cartera-item.table.ts): the views' page, one
- * lead's item, the export's keyset batches, the capped count, and the rebuild. Each reads the stored items
- * (`cartera_item.item`) as JSON text. Run by cartera.repository.ts.
+ * lead's item, the export's keyset batches, the capped count, and the rebuild. Pages and the detail read
+ * the stored items (`cartera_item.item`) as JSON text. Run by cartera.repository.ts.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { countCapLimit, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement, statement } from '../../db/statement.js';
 import { hasEffectiveSeller } from '../records/index.js';
 
@@ -91,8 +91,11 @@ function cappedCount(shape: FilterShape, bigCap: boolean): SQL {
 function viewStatement(shape: ViewShape): SQL {
   const order = SORTS[shape.sort] ?? SORTS['-creation']!;
   const keyset = shape.keyset ? sql` and ci.lead_id > ${sql.placeholder('afterId')}` : sql``;
-  // The stored item as text: the driver leaves it as it is, and a page sends it as it is.
-  const columns = sql`ci.item::text as item${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}`;
+  // Pages and the detail: the stored item as text (the driver leaves it as it is, and a page sends it as
+  // it is). The export's keyset batches: the sheet's cells only, the seller as the stored item has it.
+  const columns = shape.keyset
+    ? sql`ci.lead_id as id, ci.group_name, ci.name, ci.erp_id, ${isoTimestamp(sql`ci.created_at`)} as created_at, (ci.item -> 'seller')::text as seller, ci.contact_name`
+    : sql`ci.item::text as item${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}`;
   if (readsSellerItems(shape) && !shape.keyset) {
     // The page's lead ids from the seller's index entries in the sort's order, then their items by primary key.
     const sellerOrder = shape.sort === 'creation' ? sql`s.created_at asc, s.lead_id asc` : sql`s.created_at desc, s.lead_id desc`;
