@@ -113,7 +113,9 @@ export async function registerWorkflowsModule(
         await executions.startFromEvent(event, context, job.id, origin);
       },
       {
-        policy: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 },
+        // Starting executions reads the ERP at most once (bounded) and writes rows keyed by the job: an
+        // attempt lost with its process is taken over after three ERP timeouts, and a repeat starts nothing twice.
+        policy: { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: attemptExpiryAfterCall(ctx.config.workflows.erpFieldsTimeoutMs) },
         // A job is created with a wake of a local worker; polling only finds retries (and jobs of instances without workers).
         work: { concurrency: 2, pollingIntervalSeconds: 5 },
         // Only events of entities with an enabled workflow for them get a job (read in the publisher's transaction).
