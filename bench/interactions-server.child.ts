@@ -21,7 +21,11 @@ const db = server.database.db;
 const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench' });
 const user = await dir.upsertUser({ email: `bench-${Date.now()}@example.com`, name: 'Bench', password: 'bench-password' });
-await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench' });
+const employee = await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Bench' });
+// A supervisor's socket: conversations reach only members who may see them (SPEC visibility), and the
+// benchmark's senders are new, so no conversation is anyone's yet.
+const role = await dir.ensureRole({ entityId: entity.id, name: 'manager', permissions: ['conversations.view_all', 'conversations.reply_any'] });
+await dir.subscribe({ employeeId: employee.id, entityId: entity.id, roleId: role.id });
 await db
   .insert(entityChannelAccount)
   .values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: BENCH_PHONE_NUMBER_ID, displayName: 'Bench' })
