@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/helpers/longest-first-sequencer.js';
 
 /**
  * Three projects, each runnable alone (`npm run test:unit`, `test:integration`, `test:process`); `npm test`
@@ -33,6 +34,7 @@ const unitFiles = [
 const processFiles = [
   'test/modules/interactions/crash-recovery.test.ts',
   'test/modules/interactions/send-crash.test.ts',
+  'test/platform/concurrent-start.test.ts',
   'test/modules/interactions/web-widget.browser.test.ts',
   'test/modules/workflows/crash-recovery.test.ts',
   'test/platform/multi-instance.test.ts',
@@ -56,6 +58,7 @@ export default defineConfig({
     // workers at least as at most: the pool stops a worker it finds idle beyond the minimum, and a file handed
     // to it meanwhile dies with it ("Terminating worker thread").
     poolOptions: { forks: { maxForks: 2, minForks: 2, isolate: false } },
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
