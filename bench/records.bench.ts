@@ -158,7 +158,7 @@ export async function run(): Promise<BenchSection> {
       '',
       table(measured, baseline.title),
       '',
-      'Each list route against its ceiling (the same repository call and SQL behind a bare authenticated route, rows sent with `JSON.stringify`):',
+      'Each list route against its ceiling (the same repository call and SQL behind a bare authenticated route, the stored items as JSON text, joined as they are):',
       '',
       ceilingTable(measured, rows),
       '',

@@ -2,8 +2,8 @@
  * Every statement written by hand is checked against the migrated schema: this file finds every
  * `src/**\/*.sql.ts` (a new one is picked up without being named here), and PREPAREs each statement it
  * exports (`statement`, `shapedStatement` of src/db/statement.ts), in every shape it declares, so a renamed
- * column or table fails here rather than in a request. The cartera read model's PL/pgSQL functions and
- * triggers (migrations 0002 and 0003), whose bodies PostgreSQL checks only when they run, are run once on
+ * column or table fails here rather than in a request. The PL/pgSQL functions and triggers (the cartera
+ * read model's of migrations 0002 and 0003, the leads' list item of 0025), whose bodies PostgreSQL checks only when they run, are run once on
  * no rows inside a rolled-back transaction. Views (`pgView` in `*.table.ts`) are checked by migrating and
  * by the drift check (`npm run db:check-drift`).
  */
@@ -91,6 +91,14 @@ async function rolledBack<T>(database: Database, work: (run: (text: string) => P
  * nothing: PostgreSQL plans each statement of a PL/pgSQL body the first time it runs, so a missing
  * column fails here. Returns one line per failure; the transaction is rolled back.
  */
+/** A value of each argument type the database code takes, to call it with. */
+const ARGUMENT_VALUES: Record<string, string> = {
+  integer: '-1',
+  'integer[]': 'array[-1]::int[]',
+  text: "''",
+  'timestamp with time zone': "'-infinity'::timestamptz",
+};
+
 async function runDatabaseCode(database: Database): Promise<{ failures: string[]; ran: string[] }> {
   const { rows: triggers } = await database.executeSql(
     `select distinct event_object_table as table_name, event_manipulation as event from information_schema.triggers
@@ -109,13 +117,15 @@ async function runDatabaseCode(database: Database): Promise<{ failures: string[]
     const table = String(t.table_name);
     const event = String(t.event);
     await rolledBack(database, async (run) => {
+      // Generated columns (lead.list_item) take no value of their own: the insert names the others.
       const { rows } = (await run(
-        `select column_name from information_schema.columns where table_schema = 'public' and table_name = '${table}' order by ordinal_position limit 1`,
+        `select column_name from information_schema.columns where table_schema = 'public' and table_name = '${table}' and is_generated = 'NEVER' order by ordinal_position`,
       )) as { rows: { column_name: string }[] };
+      const columns = rows.map((r) => `"${r.column_name}"`).join(', ');
       const column = rows[0]!.column_name;
       const write =
         event === 'INSERT'
-          ? `insert into "${table}" select * from "${table}" where false`
+          ? `insert into "${table}" (${columns}) select ${columns} from "${table}" where false`
           : event === 'UPDATE'
             ? `update "${table}" set "${column}" = "${column}" where false`
             : `delete from "${table}" where false`;
@@ -129,9 +139,7 @@ async function runDatabaseCode(database: Database): Promise<{ failures: string[]
   }
   for (const f of functions) {
     const args = String(f.args).split(',').filter(Boolean);
-    const values = args.map((type) =>
-      type === 'integer' ? '-1' : type === 'integer[]' ? 'array[-1]::int[]' : type === 'timestamp with time zone' ? "'-infinity'::timestamptz" : undefined,
-    );
+    const values = args.map((type) => ARGUMENT_VALUES[type]);
     if (values.some((v) => v === undefined)) {
       failures.push(`${String(f.name)}(${String(f.args)}): the check does not know how to call it; teach runDatabaseCode its argument types`);
       continue;
@@ -215,6 +223,7 @@ describe('hand-written SQL against the migrated schema', () => {
         'DELETE contact',
         'UPDATE conversation',
         'cartera_item_refresh(integer[])',
+        'lead_list_item(integer,integer,text,text,text,text,text,timestamp with time zone,timestamp with time zone)',
         'cartera_item_rebuild(integer)',
         'conversation_report_day_forget(integer,timestamp with time zone)',
       ]),

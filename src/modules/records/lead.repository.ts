@@ -17,17 +17,9 @@ export interface LeadFilter extends PageRequest {
   employeeId?: number | undefined;
 }
 
-/** A list row: the response's columns, timestamps already as ISO-8601 text, and the capped count when counted. */
+/** A list row: the lead's list item as stored (`LeadResponse` as JSON text), and the capped count when counted. */
 export interface LeadListRow {
-  id: number;
-  group_id: number;
-  name: string;
-  erp_id: string | null;
-  email: string | null;
-  phone: string | null;
-  tax_id: string | null;
-  created_at: string;
-  updated_at: string;
+  item: string;
   total?: number;
 }
 

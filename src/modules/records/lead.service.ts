@@ -3,26 +3,15 @@
  * not a separate type). Creating one publishes `lead.created` after commit.
  */
 import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
-import { toPage } from '../../platform/http/pagination.js';
+import { pageText } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import { createCappedCounts } from '../../db/paging.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
-import type { Page } from '../../platform/http/pagination.js';
 import { normalizePhone } from './channel-identifier.js';
 import { findGroup } from './group.repository.js';
-import {
-  countLeads,
-  findLead,
-  findLeadByErpId,
-  insertLead,
-  listLeads,
-  updateLead,
-  type LeadListRow,
-  type LeadRow,
-  type LeadValues,
-} from './lead.repository.js';
+import { countLeads, findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadRow, type LeadValues } from './lead.repository.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
@@ -38,22 +27,6 @@ function toLeadResponse(row: LeadRow): LeadResponse {
     tax_id: row.taxId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-/** A list row (already ISO timestamps) to the response, built with the schema's key order. */
-function toLeadListItem(row: LeadListRow): LeadResponse {
-  return {
-    id: row.id,
-    group_id: row.group_id,
-    name: row.name,
-    kind: row.erp_id === null ? 'lead' : 'client',
-    erp_id: row.erp_id,
-    email: row.email,
-    phone: row.phone,
-    tax_id: row.tax_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
   };
 }
 
@@ -91,7 +64,11 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
   }
 
   return {
-    async list(caller: Principal, q: LeadListQuery): Promise<Page<LeadResponse>> {
+    /**
+     * A page of the lead list as its response body (`LeadListResponse` as JSON text, for `sendPageText`):
+     * the leads' stored list items, joined as they are.
+     */
+    async list(caller: Principal, q: LeadListQuery): Promise<string> {
       const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
       const page = { limit: q.limit, offset: q.offset };
       const { rows, total, capped } = await cappedCounts.page({
@@ -101,7 +78,12 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
         read: (counted) => listLeads(database, caller.entityId, { ...filter, ...page }, counted),
         count: () => countLeads(database, caller.entityId, { ...filter, ...page }),
       });
-      return toPage(q, rows, total, toLeadListItem, capped);
+      return pageText(
+        q,
+        rows.map((r) => r.item),
+        total,
+        capped,
+      );
     },
 
     /** Throws 404 `not_found` for an unknown id or another entity's lead. */

@@ -4,7 +4,7 @@
  * for a page past the end.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { countCapLimit, isoTimestamp, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
+import { countCapLimit, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement } from '../../db/statement.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
 
@@ -38,13 +38,12 @@ const SHAPES: (LeadListShape & PageShape)[] = everyShape({
 }).flatMap((filter) => PAGE_SHAPES.map((page) => ({ ...filter, ...page })));
 
 /**
- * A page of leads, newest first; with `counted`, each row with the capped count as `total` (placeholders:
- * the filter's, `offset`, `cap`).
+ * A page of leads, newest first, each as its stored list item (`lead.list_item`, JSON text); with
+ * `counted`, each row with the capped count as `total` (placeholders: the filter's, `offset`, `cap`).
  */
 export const LEAD_LIST = shapedStatement('crm_leads_list', {
   shapes: SHAPES.flatMap((shape) => [true, false].map((counted) => ({ ...shape, counted }))),
-  build: (s) => sql`select l.id, l.group_id, l.name, l.erp_id, l.email, l.phone, l.tax_id,
-      ${isoTimestamp(sql`l.created_at`)} as created_at, ${isoTimestamp(sql`l.updated_at`)} as updated_at${s.counted ? sql`, ${countedLeads(s)} as total` : sql``}
+  build: (s) => sql`select l.list_item as item${s.counted ? sql`, ${countedLeads(s)} as total` : sql``}
       from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
 });
 

@@ -20,6 +20,13 @@ export const lead = pgTable(
     phone: text(),
     taxId: text(),
     ...timestampColumns(),
+    /**
+     * The lead as its list answers it (`LeadResponse`, SPEC "Leads"), compact JSON text, stored by the
+     * database from the row's own columns on every write (`lead_list_item`, migration 0025): a page of
+     * `GET /leads` sends these texts as they are. Generated, so no write path, trigger or bulk load can
+     * leave it stale.
+     */
+    listItem: text().generatedAlwaysAs(sql`lead_list_item(id, group_id, name, erp_id, email, phone, tax_id, created_at, updated_at)`),
   },
   (t) => [
     index('lead_entity_id_group_id_idx').on(t.entityId, t.groupId),

@@ -3,6 +3,9 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { makeContact, makeGroup, makeLead } from '../../helpers/records-factories.js';
 import { recordQueries } from '../../helpers/query-counter.js';
+import { sql } from 'drizzle-orm';
+import { Errors } from 'typebox/value';
+import { LeadListResponse } from '../../../src/modules/records/lead.schemas.js';
 import type { DomainEventMap } from '../../../src/platform/events/bus.js';
 
 let t: TestContext;
@@ -164,6 +167,37 @@ describe('leads and clients', () => {
     expect(after.counted).toBe(true);
     expect(after.body.data.map((l: { name: string }) => l.name)).toEqual(['Bulk 1']);
     expect(after.body.pagination).toEqual({ limit: 10, offset: 0, total: 1, total_capped: false });
+  });
+
+  it('lists each lead exactly as its detail answers it, after every kind of write', async () => {
+    const group = await makeGroup(t.database.db, entityA);
+    const name = 'Léad "quoted" \\ back </script>\ttab 😀';
+    const created = (await send('POST', '/leads', { group_id: group.id, name, email: 'Ana@Example.com', phone: '5555 4321', tax_id: '12345-6' })).json();
+    const listed = async () => {
+      const res = await get(`/leads?group_id=${group.id}`);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = res.json();
+      expect(Errors(LeadListResponse, body)).toEqual([]);
+      expect(body.pagination).toEqual({ limit: 50, offset: 0, total: 1, total_capped: false });
+      return body.data;
+    };
+    const detail = async () => (await get(`/leads/${created.id}`)).json();
+    expect(await listed()).toEqual([created]);
+    expect(created).toMatchObject({ name, kind: 'lead', email: 'ana@example.com', phone: '+50255554321', tax_id: '12345-6' });
+
+    // Through the API: a client now, with a new updated_at.
+    const client = (await send('PATCH', `/leads/${created.id}`, { erp_id: 'ERP-LIST-1', email: null })).json();
+    expect(client).toMatchObject({ kind: 'client', erp_id: 'ERP-LIST-1', email: null });
+    expect(await listed()).toEqual([client]);
+
+    // Straight to the database, with triggers disabled as a bulk load runs: the list item follows the row.
+    await t.database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql`update lead set name = 'Renamed in bulk', erp_id = null, updated_at = '2026-01-02T03:04:05.678Z' where id = ${created.id}`);
+    });
+    const renamed = await detail();
+    expect(renamed).toMatchObject({ name: 'Renamed in bulk', kind: 'lead', erp_id: null, updated_at: '2026-01-02T03:04:05.678Z' });
+    expect(await listed()).toEqual([renamed]);
   });
 
   it('searches by name and moves contacts with their lead to another group', async () => {
