@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import { IdParams } from '../../platform/http/ids.js';
-import { sendPageText } from '../../platform/http/pagination.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import {
   CarteraClientDetail,
   CarteraClientList,
@@ -29,7 +29,7 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
       config: { auth: 'cartera.leads_list.view' },
       schema: { tags, summary: 'Portfolio of leads', querystring: CarteraListQuery, response: { 200: CarteraLeadList } },
     },
-    async (request, reply) => sendPageText(reply, await service.list(principalOf(request), 'lead', request.query)),
+    async (request, reply) => sendJsonText(reply, await service.list(principalOf(request), 'lead', request.query)),
   );
   app.get(
     '/cartera/clients',
@@ -37,7 +37,7 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
       config: { auth: 'cartera.clients_list.view' },
       schema: { tags, summary: 'Portfolio of clients', querystring: CarteraListQuery, response: { 200: CarteraClientList } },
     },
-    async (request, reply) => sendPageText(reply, await service.list(principalOf(request), 'client', request.query)),
+    async (request, reply) => sendJsonText(reply, await service.list(principalOf(request), 'client', request.query)),
   );
   app.get(
     '/cartera/leads/:id',

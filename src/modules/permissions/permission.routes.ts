@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../platform/auth/guard.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import { SCHEMA_VERSION } from '../../platform/permissions/catalog.js';
 import { MeQuery, MeResponse, PermissionListResponse, PermissionSchemaResponse } from './permission.schemas.js';
 import type { PermissionService } from './permission.service.js';
@@ -36,7 +37,8 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ service: PermissionSe
       config: { auth: 'jwt' },
       schema: { tags: ['permissions'], summary: "The caller's effective permissions", querystring: MeQuery, response: { 200: MeResponse } },
     },
-    async (request) => service.me(principalOf(request), request.query.explain === true),
+    async (request, reply) =>
+      request.query.explain === true ? service.me(principalOf(request), true) : sendJsonText(reply, service.meText(principalOf(request))),
   );
 
   app.get(

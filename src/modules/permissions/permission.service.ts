@@ -26,8 +26,10 @@ function resolvedPartOf(resolution: Resolution): ResolvedPart {
   let part = resolvedParts.get(resolution);
   if (part === undefined) {
     const permissions = resolution.codes;
+    // In the response schema's order (modules, then their codes), so the stored text reads as the schema writes it.
     const capabilities: Record<string, Record<string, boolean>> = {};
-    for (const p of PERMISSIONS) (capabilities[p.module] ??= {})[p.code] = permissions.has(p.code);
+    for (const m of PERMISSION_MODULES) capabilities[m.key] = {};
+    for (const p of PERMISSIONS) capabilities[p.module]![p.code] = permissions.has(p.code);
     const effective = resolution.effective;
     part = {
       super_admin: resolution.superAdmin,
@@ -41,6 +43,20 @@ function resolvedPartOf(resolution: Resolution): ResolvedPart {
   }
   return part;
 }
+
+/** `resolvedPartOf` as JSON members (the object's text without its braces), once per resolution. */
+const resolvedTexts = new WeakMap<Resolution, string>();
+
+function resolvedTextOf(resolution: Resolution): string {
+  let text = resolvedTexts.get(resolution);
+  if (text === undefined) {
+    text = JSON.stringify(resolvedPartOf(resolution)).slice(1, -1);
+    resolvedTexts.set(resolution, text);
+  }
+  return text;
+}
+
+const SCHEMA_VERSION_MEMBER = `"schemaVersion":${JSON.stringify(SCHEMA_VERSION)}`;
 
 export function createPermissionService(deps: { db: Db }) {
   return {
@@ -64,6 +80,15 @@ export function createPermissionService(deps: { db: Db }) {
         };
       }
       return response;
+    },
+
+    /**
+     * `me` without `explain` as its response body (`MeResponse` as JSON text, for `sendJsonText`): the
+     * caller's ids around the resolution's text, which is built once per resolution. Members in the
+     * schema's order, as the route's serializer writes them.
+     */
+    meText(principal: Principal): string {
+      return `{${SCHEMA_VERSION_MEMBER},"user_id":${principal.userId},"entity_id":${principal.entityId},"employee_id":${principal.employeeId},${resolvedTextOf(principal.resolution)}}`;
     },
 
     async list(): Promise<PermissionListResponse> {

@@ -2,7 +2,7 @@ import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
 import { IdParams } from '../../platform/http/ids.js';
-import { sendPageText } from '../../platform/http/pagination.js';
+import { sendJsonText } from '../../platform/http/json-text.js';
 import { CreateLeadBody, LeadListQuery, LeadListResponse, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 import type { LeadService } from './lead.service.js';
 
@@ -12,7 +12,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ service: LeadService }> = a
   app.get(
     '/leads',
     { config: { auth: 'leads.view' }, schema: { tags, summary: 'List leads and clients', querystring: LeadListQuery, response: { 200: LeadListResponse } } },
-    async (request, reply) => sendPageText(reply, await service.list(principalOf(request), request.query)),
+    async (request, reply) => sendJsonText(reply, await service.list(principalOf(request), request.query)),
   );
   app.get(
     '/leads/:id',

@@ -65,7 +65,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
 
   return {
     /**
-     * A page of the lead list as its response body (`LeadListResponse` as JSON text, for `sendPageText`):
+     * A page of the lead list as its response body (`LeadListResponse` as JSON text, for `sendJsonText`):
      * the leads' stored list items, joined as they are.
      */
     async list(caller: Principal, q: LeadListQuery): Promise<string> {

@@ -60,20 +60,11 @@ function paginationOf(page: PageRequest, total: number, capped: boolean | undefi
 
 /**
  * The same page as `toPage` serializes it, from items that are JSON texts already (a read model that stores
- * each item's JSON, such as the cartera's): the response body, to send with `application/json` as it is.
+ * each item's JSON, such as the cartera's): the response body, to send as it is (`sendJsonText`).
  * The route keeps its response schema for the contract; the texts must match it.
  */
 export function pageText(page: PageRequest, items: readonly string[], total: number, capped?: boolean): string {
   return `{"data":[${items.join(',')}],"pagination":${JSON.stringify(paginationOf(page, total, capped))}}`;
-}
-
-/**
- * Sends a `pageText` body as it is: Fastify serializes only payloads that are not strings, so the route's
- * response schema documents the page without serializing it again. The route's typed `send` expects the
- * schema's object; the text is that object already serialized, hence the cast.
- */
-export function sendPageText<R extends { type(contentType: string): R; send(payload: never): R }>(reply: R, body: string): R {
-  return reply.type('application/json; charset=utf-8').send(body as never);
 }
 
 /** Escapes `%`, `_` and `\` so a user's search text matches literally inside `ilike '%…%'`. */

@@ -5,6 +5,8 @@ import { recordQueries } from '../../helpers/query-counter.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { createDirectoryService } from '../../../src/modules/identity/directory.service.js';
 import { ALL_PERMISSION_CODES, SCHEMA_VERSION } from '../../../src/platform/permissions/catalog.js';
+import { Errors } from 'typebox/value';
+import { MeResponse } from '../../../src/modules/permissions/permission.schemas.js';
 
 let t: TestContext;
 let entityId: number;
@@ -32,6 +34,20 @@ describe('GET /api/permissions/me', () => {
     expect(body.capabilities.registros['leads.view']).toBe(true);
     expect(body.capabilities.registros['groups.view']).toBe(false);
     expect(body.explain).toBeUndefined();
+  });
+
+  it('answers without explain exactly what the response schema writes with it, less the explanation', async () => {
+    const m = await makeMember(t.database.db, { conversations: 'restricted', entityId, codes: ['leads.create', 'contacts.edit'] });
+    const token = await tokenFor(t.app, m);
+    // The explained answer goes through the route's compiled serializer; the plain one is assembled from text.
+    const { explain, ...rest } = (await get('/api/permissions/me?explain=true', token)).json();
+    expect(explain.granted.length).toBeGreaterThan(0);
+    for (let i = 0; i < 2; i++) {
+      const res = await get('/api/permissions/me', token);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Errors(MeResponse, res.json())).toEqual([]);
+      expect(res.body).toBe(JSON.stringify(rest));
+    }
   });
 
   it('gives a global super_admin every code', async () => {
