@@ -3,24 +3,46 @@
  * against the physical floor of a route that must touch the database (one raw primary-key SELECT through
  * the driver) and a bare Fastify route. Target on PostgreSQL: `GET /api/permissions/me` >= 80% of the
  * raw-SELECT route's req/s. The three routes are measured in alternating rounds and compared by their medians.
+ * The service runs as in production: the build in dist/, in its own process (foundation-server.child.ts adds
+ * the two floor routes), so the load generator does not share its event loop. On PostgreSQL (DATABASE_URL)
+ * in a throw-away database, otherwise in a throw-away embedded data directory, seeded with the demo data.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import { seedDemo } from '../src/bootstrap/demo-seed.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
-import { alternatingRounds, measure, startServer, table, type BenchSection } from './lib.js';
+import { createIdentityService } from '../src/modules/identity/index.js';
+import { createAuthenticator } from '../src/platform/auth/authenticator.js';
+import { createTokenService } from '../src/platform/auth/jwt.js';
+import { alternatingRounds, BENCH_SECRETS, measure, startProductionService, table, throwawayDatabase, type BenchSection } from './lib.js';
+
+const SERVER_CHILD = new URL('./foundation-server.child.ts', import.meta.url);
+
+/** Seeds the demo data into the database the service will open and returns a token of its seller (entity 1). */
+async function seedSeller(where: { url: string | undefined; dataDir: string | undefined }): Promise<string> {
+  const database = await openPreparedDatabase({ databaseUrl: where.url, dataDir: where.dataDir ?? ':memory:' });
+  try {
+    const demo = await seedDemo(database.db);
+    const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
+    const authenticator = createAuthenticator({ loadPrincipal: createIdentityService({ database }).loadPrincipal, tokens });
+    const principal = await authenticator.principalFor(demo.identity.sellerUserId, 1, 'web');
+    if (!principal) throw new Error('the demo seller has no principal in entity 1');
+    return (await tokens.sign(claimsFor(principal))).token;
+  } finally {
+    await database.close();
+  }
+}
 
 export async function run(): Promise<BenchSection> {
-  const server = await startServer({}, (app, database) => {
-    app.get('/bench/hello', { config: { auth: 'none' }, schema: { hide: true } }, async () => ({ hello: 'world' }));
-    app.get('/bench/select', { config: { auth: 'none' }, schema: { hide: true } }, async () => {
-      const { rows } = await database.executeSql('select id, email, name from app_user where id = $1', [1]);
-      return rows[0];
-    });
-  });
+  const own = await throwawayDatabase('bench_foundation');
+  const dataDir = own.url === undefined ? mkdtempSync(join(tmpdir(), 'bench-foundation-')) : undefined;
+  const kind = own.url === undefined ? 'pglite' : 'postgres';
   try {
-    const demo = await seedDemo(server.database.db);
-    const principal = await server.app.ctx.authenticator.principalFor(demo.identity.sellerUserId, 1, 'web');
-    const { token } = await server.app.ctx.tokens.sign(claimsFor(principal!));
-    const base = server.baseUrl;
+    const token = await seedSeller({ url: own.url, dataDir });
+    const service = await startProductionService(own.url !== undefined ? { DATABASE_URL: own.url } : { DATA_DIR: dataDir! }, SERVER_CHILD);
+    const base = service.baseUrl;
     const seconds = Number(process.env.BENCH_SECONDS ?? 8);
     const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
     const results = await alternatingRounds(rounds, [
@@ -33,18 +55,17 @@ export async function run(): Promise<BenchSection> {
           headers: { authorization: `Bearer ${token}` },
           durationSeconds: seconds,
         }),
-    ]);
+    ]).finally(() => service.stop());
     const [, select, me] = results;
     const ratio = me!.requestsPerSecond / select!.requestsPerSecond;
     return {
-      title: `Foundation: authentication and permission resolution (${server.kind})`,
-      markdown: `${rounds} alternating rounds of ${seconds} s per route, medians.\n\n${table(results, 'raw primary-key SELECT')}\n\nAuthenticated, permission-resolved route at **${(ratio * 100).toFixed(0)}%** of the raw-SELECT route (target on PostgreSQL: >= 80%).`,
+      title: `Foundation: authentication and permission resolution (${kind})`,
+      markdown: `The service in its own process (the production build). ${rounds} alternating rounds of ${seconds} s per route, medians.\n\n${table(results, 'raw primary-key SELECT')}\n\nAuthenticated, permission-resolved route at **${(ratio * 100).toFixed(0)}%** of the raw-SELECT route (target on PostgreSQL: >= 80%).`,
       checks:
-        server.kind === 'postgres'
-          ? [{ name: 'permissions/me >= 80% of raw SELECT (PostgreSQL)', ok: ratio >= 0.8, detail: `${(ratio * 100).toFixed(0)}%` }]
-          : [],
+        kind === 'postgres' ? [{ name: 'permissions/me >= 80% of raw SELECT (PostgreSQL)', ok: ratio >= 0.8, detail: `${(ratio * 100).toFixed(0)}%` }] : [],
     };
   } finally {
-    await server.close();
+    await own.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
