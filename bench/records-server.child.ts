@@ -1,55 +1,37 @@
 /**
- * Child process of records.bench.ts: the production build (dist/, as `node dist/main.js` runs it, configured
- * by environment only) plus benchmark-only "ceiling" routes registered here, never in the product. Each
- * ceiling route is a bare authenticated route (`auth: 'jwt'`: the same token check and per-request
- * permission resolution as every route) that runs a list route's own SQL (the same repository call, the
- * same filters, the same page) and answers its rows, which are the stored items' JSON texts, joined as they
- * are: no service mapping, no response schema. A list route is measured against its ceiling in the same run. `/readyz` answers once listening;
- * SIGTERM closes the server and the database.
+ * Child process of records.bench.ts: the production build (bench/built-service.ts) plus benchmark-only
+ * "ceiling" routes registered here, never in the product. Each ceiling route is a bare authenticated route
+ * (`auth: 'jwt'`: the same token check and per-request permission resolution as every route) that runs a
+ * list route's own SQL (the same repository call, the same filters, the same page) and answers its rows,
+ * which are the stored items' JSON texts, joined as they are: no service mapping, no response schema. A
+ * list route is measured against its ceiling in the same run. `/readyz` answers once listening; SIGTERM
+ * closes the server and the database.
  */
-import { Redis } from 'ioredis';
+import { dist, serveBuilt } from './built-service.js';
 
 type Dist<T> = Promise<T>;
-const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href;
 
-// The built modules, typed as their sources.
-const [{ loadConfig }, { resolveSecrets }, { openPreparedDatabase }, { buildApp }, { principalOf }, leads, cartera] = await Promise.all([
-  import(dist('config.js')) as Dist<typeof import('../src/config.js')>,
-  import(dist('platform/secrets.js')) as Dist<typeof import('../src/platform/secrets.js')>,
-  import(dist('bootstrap/prepare-database.js')) as Dist<typeof import('../src/bootstrap/prepare-database.js')>,
-  import(dist('app.js')) as Dist<typeof import('../src/app.js')>,
+// The built modules the ceilings call, typed as their sources.
+const [{ principalOf }, leads, cartera] = await Promise.all([
   import(dist('platform/auth/guard.js')) as Dist<typeof import('../src/platform/auth/guard.js')>,
   import(dist('modules/records/lead.repository.js')) as Dist<typeof import('../src/modules/records/lead.repository.js')>,
   import(dist('modules/cartera/cartera.repository.js')) as Dist<typeof import('../src/modules/cartera/cartera.repository.js')>,
 ]);
 
-const config = loadConfig();
-const secrets = resolveSecrets(config);
-const database = await openPreparedDatabase(config);
-const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
-const app = await buildApp({ config, database, secrets, redis });
-
-const page = { limit: 50, offset: 0 };
-const ceiling = { config: { auth: 'jwt' as const }, schema: { hide: true } };
-// The lists measured are over their count cap, so after their first page the routes run their page
-// statements without the count (src/db/paging.ts, `createCappedCounts`): the ceilings run the same.
-app.get('/bench/ceiling/leads', ceiling, async (request, reply) => {
-  const rows = await leads.listLeads(database, principalOf(request).entityId, page, false);
-  // The leads' rows are their stored list items as JSON text, as the cartera's: sent as they come.
-  return reply.type('application/json').send(`{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`);
+await serveBuilt((app, database) => {
+  const page = { limit: 50, offset: 0 };
+  const ceiling = { config: { auth: 'jwt' as const }, schema: { hide: true } };
+  // The lists measured are over their count cap, so after their first page the routes run their page
+  // statements without the count (src/db/paging.ts, `createCappedCounts`): the ceilings run the same.
+  app.get('/bench/ceiling/leads', ceiling, async (request, reply) => {
+    const rows = await leads.listLeads(database, principalOf(request).entityId, page, false);
+    // The leads' rows are their stored list items as JSON text, as the cartera's: sent as they come.
+    return reply.type('application/json').send(`{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`);
+  });
+  app.get<{ Querystring: { seller_id?: string } }>('/bench/ceiling/cartera', ceiling, async (request, reply) => {
+    const sellerId = request.query.seller_id === undefined ? undefined : Number(request.query.seller_id);
+    const rows = await cartera.selectCartera(database, principalOf(request).entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, false);
+    // The cartera's rows are its stored items as JSON text: sent as they come.
+    return reply.type('application/json').send(`{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`);
+  });
 });
-app.get<{ Querystring: { seller_id?: string } }>('/bench/ceiling/cartera', ceiling, async (request, reply) => {
-  const sellerId = request.query.seller_id === undefined ? undefined : Number(request.query.seller_id);
-  const rows = await cartera.selectCartera(database, principalOf(request).entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, false);
-  // The cartera's rows are its stored items as JSON text: sent as they come.
-  return reply.type('application/json').send(`{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`);
-});
-
-process.once('SIGTERM', () => {
-  void app
-    .close()
-    .then(() => redis?.disconnect())
-    .then(() => database.close())
-    .then(() => process.exit(0));
-});
-await app.listen({ host: config.host, port: config.port });
