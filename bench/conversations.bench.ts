@@ -10,11 +10,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { availableParallelism, loadavg } from 'node:os';
-import { createDirectoryService, createIdentityService } from '../src/modules/identity/index.js';
-import { claimsFor } from '../src/modules/auth/auth.service.js';
-import { createAuthenticator } from '../src/platform/auth/authenticator.js';
-import { createTokenService } from '../src/platform/auth/jwt.js';
-import { BENCH_SECRETS, measure, startServer, table, type BenchSection, type Measurement } from './lib.js';
+import { createDirectoryService } from '../src/modules/identity/index.js';
+import { measure, signBenchToken, startServer, table, type BenchSection, type Measurement } from './lib.js';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
 const AGENTS = 50;
@@ -58,14 +55,7 @@ export async function run(): Promise<BenchSection> {
     if (server.kind === 'postgres') await db.execute(sql`vacuum analyze`);
     const seedSeconds = (performance.now() - started) / 1000;
 
-    const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
-    const principal = await createAuthenticator({ loadPrincipal: createIdentityService({ database: server.database }).loadPrincipal, tokens }).principalFor(
-      user.id,
-      e,
-      'web',
-    );
-    if (!principal) throw new Error('bench member has no principal');
-    const headers = { authorization: `Bearer ${(await tokens.sign(claimsFor(principal))).token}` };
+    const headers = { authorization: `Bearer ${await signBenchToken(server.database, user.id, e)}` };
     const runs = [
       { title: 'GET /interactions/channels (auth-only baseline)', path: '/interactions/channels' },
       { title: 'list, all', path: '/interactions/conversations?limit=25' },

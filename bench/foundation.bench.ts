@@ -12,11 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import { seedDemo } from '../src/bootstrap/demo-seed.js';
-import { claimsFor } from '../src/modules/auth/auth.service.js';
-import { createIdentityService } from '../src/modules/identity/index.js';
-import { createAuthenticator } from '../src/platform/auth/authenticator.js';
-import { createTokenService } from '../src/platform/auth/jwt.js';
-import { alternatingRounds, BENCH_SECRETS, measure, startProductionService, table, throwawayDatabase, type BenchSection } from './lib.js';
+import { alternatingRounds, measure, signBenchToken, startProductionService, table, throwawayDatabase, type BenchSection } from './lib.js';
 
 const SERVER_CHILD = new URL('./foundation-server.child.ts', import.meta.url);
 
@@ -25,11 +21,7 @@ async function seedSeller(where: { url: string | undefined; dataDir: string | un
   const database = await openPreparedDatabase({ databaseUrl: where.url, dataDir: where.dataDir ?? ':memory:' });
   try {
     const demo = await seedDemo(database.db);
-    const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
-    const authenticator = createAuthenticator({ loadPrincipal: createIdentityService({ database }).loadPrincipal, tokens });
-    const principal = await authenticator.principalFor(demo.identity.sellerUserId, 1, 'web');
-    if (!principal) throw new Error('the demo seller has no principal in entity 1');
-    return (await tokens.sign(claimsFor(principal))).token;
+    return await signBenchToken(database, demo.identity.sellerUserId, 1);
   } finally {
     await database.close();
   }

@@ -15,6 +15,10 @@ import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import type { Database } from '../src/db/client.js';
+import { claimsFor } from '../src/modules/auth/auth.service.js';
+import { createIdentityService } from '../src/modules/identity/index.js';
+import { createAuthenticator } from '../src/platform/auth/authenticator.js';
+import { createTokenService } from '../src/platform/auth/jwt.js';
 
 export interface BenchServer {
   app: App;
@@ -55,6 +59,22 @@ export async function throwawayDatabase(prefix = 'bench'): Promise<{ url: string
 export const BENCH_SECRETS = { jwtSecret: 'bench-secret-bench-secret-bench-secret-01', erpSessionEncryptionKey: '1'.repeat(64) };
 
 /**
+ * A session token of user `userId` in entity `entityId`, signed with `BENCH_SECRETS` by this process from
+ * `database` (for a service started in another process, or before it starts). Throws when the user is not
+ * an active member of the entity.
+ */
+export async function signBenchToken(database: Database, userId: number, entityId: number): Promise<string> {
+  const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
+  const principal = await createAuthenticator({ loadPrincipal: createIdentityService({ database }).loadPrincipal, tokens }).principalFor(
+    userId,
+    entityId,
+    'web',
+  );
+  if (!principal) throw new Error(`bench user ${userId} has no principal in entity ${entityId}`);
+  return (await tokens.sign(claimsFor(principal))).token;
+}
+
+/**
  * Starts the service on an ephemeral port; `env` overrides configuration. With DATABASE_URL set and no
  * explicit `env.DATABASE_URL`, the server gets its own throw-away database, dropped by `close()`.
  */
@@ -70,6 +90,8 @@ export async function startServer(
     DATA_DIR: ':memory:',
     PORT: '0',
     LOGIN_RATE_LIMIT_MAX: '1000000',
+    // As for `startProductionService`: the load generator does not reconnect after `Connection: close`.
+    HTTP_MAX_REQUESTS_PER_SOCKET: '0',
     ...env,
     DATABASE_URL: 'DATABASE_URL' in env ? env.DATABASE_URL : own?.url,
   });
@@ -177,8 +199,8 @@ export interface ProductionService {
 /**
  * Starts the service as it runs in production: the build in dist/ (`productionBuild()` first), in its own
  * Node.js process, configured by environment only (`BENCH_SECRETS`, `LOG_LEVEL=warn`, no limit of requests
- * per connection, a free 127.0.0.1 port, plus `env`: `DATABASE_URL` selects PostgreSQL and `NODE_ENV=production`, otherwise `DATA_DIR`
- * holds the embedded database). Resolves once `/readyz` answers 200. `BENCH_CPU_PROF=<dir>` writes a V8
+ * per connection, a free 127.0.0.1 port, plus `env`: `DATABASE_URL` selects PostgreSQL and
+ * `NODE_ENV=production`, otherwise `DATA_DIR` holds the embedded database). Resolves once `/readyz` answers 200. `BENCH_CPU_PROF=<dir>` writes a V8
  * CPU profile of the process there.
  */
 export async function startProductionService(

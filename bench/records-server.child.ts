@@ -18,6 +18,9 @@ const [{ principalOf }, leads, cartera] = await Promise.all([
   import(dist('modules/cartera/cartera.repository.js')) as Dist<typeof import('../src/modules/cartera/cartera.repository.js')>,
 ]);
 
+/** The ceilings' body: the rows are stored items as JSON text (the leads' and the cartera's alike), joined as they come. */
+const body = (rows: readonly { item: string }[]) => `{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`;
+
 await serveBuilt((app, database) => {
   const page = { limit: 50, offset: 0 };
   const ceiling = { config: { auth: 'jwt' as const }, schema: { hide: true } };
@@ -25,13 +28,11 @@ await serveBuilt((app, database) => {
   // statements without the count (src/db/paging.ts, `createCappedCounts`): the ceilings run the same.
   app.get('/bench/ceiling/leads', ceiling, async (request, reply) => {
     const rows = await leads.listLeads(database, principalOf(request).entityId, page, false);
-    // The leads' rows are their stored list items as JSON text, as the cartera's: sent as they come.
-    return reply.type('application/json').send(`{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`);
+    return reply.type('application/json').send(body(rows));
   });
   app.get<{ Querystring: { seller_id?: string } }>('/bench/ceiling/cartera', ceiling, async (request, reply) => {
     const sellerId = request.query.seller_id === undefined ? undefined : Number(request.query.seller_id);
     const rows = await cartera.selectCartera(database, principalOf(request).entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, false);
-    // The cartera's rows are its stored items as JSON text: sent as they come.
-    return reply.type('application/json').send(`{"data":[${rows.map((r) => r.item).join(',')}],"total":1000}`);
+    return reply.type('application/json').send(body(rows));
   });
 });

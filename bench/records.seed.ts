@@ -6,13 +6,10 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../src/db/client.js';
-import { createDirectoryService, createIdentityService } from '../src/modules/identity/index.js';
-import { claimsFor } from '../src/modules/auth/auth.service.js';
+import { createDirectoryService } from '../src/modules/identity/index.js';
 import { rebuildLeadSellers } from '../src/modules/records/index.js';
 import { rebuildCarteraItems } from '../src/modules/cartera/index.js';
-import { createAuthenticator } from '../src/platform/auth/authenticator.js';
-import { createTokenService } from '../src/platform/auth/jwt.js';
-import { BENCH_SECRETS } from './lib.js';
+import { signBenchToken } from './lib.js';
 
 export interface RecordsSeed {
   /** A token of the seeded member (signed with `BENCH_SECRETS`), valid for the service's token lifetime. */
@@ -38,14 +35,7 @@ export async function seedRecords(database: Database, leads: number): Promise<Re
   });
   await dir.subscribe({ employeeId: employee.id, entityId: entity.id, roleId: role.id });
   await growRecords(database, { entityId: entity.id, sellerId: employee.id }, 0, leads);
-  const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
-  const principal = await createAuthenticator({ loadPrincipal: createIdentityService({ database }).loadPrincipal, tokens }).principalFor(
-    user.id,
-    entity.id,
-    'web',
-  );
-  if (!principal) throw new Error('bench member has no principal');
-  const token = (await tokens.sign(claimsFor(principal))).token;
+  const token = await signBenchToken(database, user.id, entity.id);
   return { token, entityId: entity.id, sellerId: employee.id, seedSeconds: (performance.now() - started) / 1000 };
 }
 
