@@ -38,7 +38,7 @@ export const permissionRoutes: FastifyPluginAsyncTypebox<{ service: PermissionSe
       schema: { tags: ['permissions'], summary: "The caller's effective permissions", querystring: MeQuery, response: { 200: MeResponse } },
     },
     async (request, reply) =>
-      request.query.explain === true ? service.me(principalOf(request), true) : sendJsonText(reply, service.meText(principalOf(request))),
+      request.query.explain === true ? service.explainedMe(principalOf(request)) : sendJsonText(reply, service.meText(principalOf(request))),
   );
 
   app.get(

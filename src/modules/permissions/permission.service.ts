@@ -64,22 +64,20 @@ export function createPermissionService(deps: { db: Db }) {
       return SCHEMA;
     },
 
-    me(principal: Principal, explain: boolean): MeResponse {
+    /** `me` with `explain`: why each code is granted and which were denied (the plain answer is `meText`). */
+    explainedMe(principal: Principal): MeResponse {
       const { resolution } = principal;
-      const response: MeResponse = {
+      return {
         schemaVersion: SCHEMA_VERSION,
         user_id: principal.userId,
         entity_id: principal.entityId,
         employee_id: principal.employeeId,
         ...resolvedPartOf(resolution),
-      };
-      if (explain) {
-        response.explain = {
+        explain: {
           granted: [...resolution.reasons].sort(([a], [b]) => a.localeCompare(b)).map(([code, reason]) => ({ code, reason: toReasonBody(reason) })),
           denied: [...resolution.denied].sort(([a], [b]) => a.localeCompare(b)).map(([code, d]) => ({ code, subscription_id: d.subscriptionId })),
-        };
-      }
-      return response;
+        },
+      };
     },
 
     /**
