@@ -8,14 +8,26 @@ import { runStatement } from '../../db/statement.js';
 import { LOAD_PRINCIPAL, LOAD_SUBSCRIPTIONS } from './principal.sql.js';
 import type { SubscriptionGrant, SubscriptionLevel } from '../../platform/permissions/resolve.js';
 
+/** What `LOAD_PRINCIPAL` reads, parsed from its text (`principalRowOf`). */
 export interface PrincipalRow {
-  user_id: number;
+  userId: number;
+  /** Null without an active membership. */
+  entityId: number | null;
   email: string;
-  erp_user_id: number | null;
-  employee_id: number | null;
-  erp_employee_id: number | null;
+  erpUserId: number | null;
+  /** Null without an active membership. */
+  employeeId: number | null;
+  erpEmployeeId: number | null;
   /** The grants version (a uuid's text); null only if its row is missing. */
-  grants_version: string | null;
+  grantsVersion: string | null;
+}
+
+type PrincipalTuple = [number, number | null, string, number | null, number | null, number | null, string | null];
+
+/** Parses the text of `loadPrincipalText`. */
+export function principalRowOf(text: string): PrincipalRow {
+  const [userId, entityId, email, erpUserId, employeeId, erpEmployeeId, grantsVersion] = JSON.parse(text) as PrincipalTuple;
+  return { userId, entityId, email, erpUserId, employeeId, erpEmployeeId, grantsVersion };
 }
 
 /** One subscription as `LOAD_SUBSCRIPTIONS` writes it. */
@@ -33,10 +45,13 @@ export function grantsOf(text: string): SubscriptionGrant[] {
   }));
 }
 
-/** The user `userId` with their active employee row in `entityId` and the grants version; undefined when the user does not exist. */
-export async function loadPrincipal(database: Database, userId: number, entityId: number): Promise<PrincipalRow | undefined> {
-  const [row] = await runStatement<PrincipalRow>(database, LOAD_PRINCIPAL, [userId, entityId]);
-  return row;
+/**
+ * The user `userId` with their active employee row in `entityId` and the grants version, as the statement's
+ * JSON text (equal texts for equal reads: `principalRowOf` parses it); undefined when the user does not exist.
+ */
+export async function loadPrincipalText(database: Database, userId: number, entityId: number): Promise<string | undefined> {
+  const [row] = await runStatement<{ principal: string }>(database, LOAD_PRINCIPAL, [userId, entityId]);
+  return row?.principal;
 }
 
 /**

@@ -8,43 +8,50 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/client.js';
-import type { PrincipalLoader } from '../../platform/auth/authenticator.js';
-import { grantsOf, loadPrincipal, loadSubscriptions } from './principal.repository.js';
+import type { PrincipalLoader, PrincipalRecord } from '../../platform/auth/authenticator.js';
+import { grantsOf, loadPrincipalText, loadSubscriptions, principalRowOf, type PrincipalRow } from './principal.repository.js';
 
-/** Characters of subscriptions' text remembered per process (a few KB per membership with many codes). */
+/** Characters of principals' and subscriptions' text remembered per process (a few KB per membership with many codes). */
 const REMEMBERED_TEXT = 8_000_000;
 
+function recordOf(row: PrincipalRow, subscriptionsText: string): PrincipalRecord {
+  return {
+    userId: row.userId,
+    email: row.email,
+    erpUserId: row.erpUserId,
+    employeeId: row.employeeId,
+    erpEmployeeId: row.erpEmployeeId,
+    subscriptionsKey: subscriptionsText,
+    subscriptions: () => grantsOf(subscriptionsText),
+  };
+}
+
 export function createPrincipalLoader(database: Database): PrincipalLoader {
-  // (grants version, membership) -> the subscriptions' text read under that version. A key of an older
-  // version is never read again, and ages out.
-  const subscriptionsOf = new LRUCache<string, string>({
+  // The principal's text (user, membership, grants version: LOAD_PRINCIPAL) -> the record built from it, the
+  // same object for every request that reads the same text. A text of an older version is never read again,
+  // and ages out.
+  const records = new LRUCache<string, PrincipalRecord>({
     max: 20_000,
     maxSize: REMEMBERED_TEXT,
-    sizeCalculation: (text, key) => text.length + key.length,
+    sizeCalculation: (record, text) => text.length + record.subscriptionsKey.length,
   });
 
-  async function subscriptionsText(version: string | null, employeeId: number, userId: number, entityId: number): Promise<string> {
-    const keyUnder = (grantsVersion: string) => `${grantsVersion}:${userId}:${entityId}:${employeeId}`;
-    const remembered = version === null ? undefined : subscriptionsOf.get(keyUnder(version));
-    if (remembered !== undefined) return remembered;
-    const loaded = await loadSubscriptions(database, employeeId, userId, entityId);
-    // Under the version read with the subscriptions: a change committed between the two reads makes it the newer one.
-    if (loaded.grantsVersion !== null) subscriptionsOf.set(keyUnder(loaded.grantsVersion), loaded.text);
-    return loaded.text;
-  }
-
   return async (userId, entityId) => {
-    const row = await loadPrincipal(database, userId, entityId);
-    if (!row) return undefined;
-    const text = row.employee_id === null ? '[]' : await subscriptionsText(row.grants_version, row.employee_id, userId, entityId);
-    return {
-      userId: row.user_id,
-      email: row.email,
-      erpUserId: row.erp_user_id,
-      employeeId: row.employee_id,
-      erpEmployeeId: row.erp_employee_id,
-      subscriptionsKey: text,
-      subscriptions: () => grantsOf(text),
-    };
+    const text = await loadPrincipalText(database, userId, entityId);
+    if (text === undefined) return undefined;
+    const known = records.get(text);
+    if (known !== undefined) return known;
+    const row = principalRowOf(text);
+    if (row.employeeId === null) {
+      const record = recordOf(row, '[]');
+      records.set(text, record);
+      return record;
+    }
+    const loaded = await loadSubscriptions(database, row.employeeId, userId, entityId);
+    const record = recordOf(row, loaded.text);
+    // Remembered only when the subscriptions were read under the version read with the principal: after a
+    // change committed between the two reads, this text is an older version's, and the next request reads the newer one.
+    if (row.grantsVersion !== null && loaded.grantsVersion === row.grantsVersion) records.set(text, record);
+    return record;
   };
 }

@@ -58,6 +58,9 @@ function resolvedTextOf(resolution: Resolution): string {
 
 const SCHEMA_VERSION_MEMBER = `"schemaVersion":${JSON.stringify(SCHEMA_VERSION)}`;
 
+/** `meText` per principal: requests with the same token share their principal while nothing changed. */
+const meTexts = new WeakMap<Principal, string>();
+
 export function createPermissionService(deps: { db: Db }) {
   return {
     schema(): PermissionSchemaResponse {
@@ -86,7 +89,12 @@ export function createPermissionService(deps: { db: Db }) {
      * schema's order, as the route's serializer writes them.
      */
     meText(principal: Principal): string {
-      return `{${SCHEMA_VERSION_MEMBER},"user_id":${principal.userId},"entity_id":${principal.entityId},"employee_id":${principal.employeeId},${resolvedTextOf(principal.resolution)}}`;
+      let text = meTexts.get(principal);
+      if (text === undefined) {
+        text = `{${SCHEMA_VERSION_MEMBER},"user_id":${principal.userId},"entity_id":${principal.entityId},"employee_id":${principal.employeeId},${resolvedTextOf(principal.resolution)}}`;
+        meTexts.set(principal, text);
+      }
+      return text;
     },
 
     async list(): Promise<PermissionListResponse> {

@@ -28,24 +28,33 @@ export interface PrincipalRecord {
 
 /**
  * Reads the principal record of `userId` in `entityId` as the database holds it now (one round trip, a second
- * when the grants changed); undefined when the user does not exist.
+ * when the grants changed); undefined when the user does not exist. Records are never mutated: a loader may
+ * answer reads that came back alike with the same record, and the authenticator keeps what it builds from a
+ * record with it.
  */
 export type PrincipalLoader = (userId: number, entityId: number) => Promise<PrincipalRecord | undefined>;
 
+/**
+ * The authenticated caller of a request or socket. Read-only: requests with the same token, while the
+ * database reads alike, share one principal.
+ */
 export interface Principal {
-  userId: number;
-  email: string;
-  entityId: number;
-  employeeId: number;
-  erpUserId: number | null;
-  erpEmployeeId: number | null;
-  clientKind: string;
-  claims: CrmTokenClaims;
+  readonly userId: number;
+  readonly email: string;
+  readonly entityId: number;
+  readonly employeeId: number;
+  readonly erpUserId: number | null;
+  readonly erpEmployeeId: number | null;
+  readonly clientKind: string;
+  readonly claims: CrmTokenClaims;
   /** Token expiry, epoch seconds. */
-  expiresAt: number;
-  resolution: Resolution;
-  permissions: ReadonlySet<string>;
+  readonly expiresAt: number;
+  readonly resolution: Resolution;
+  readonly permissions: ReadonlySet<string>;
 }
+
+/** What a principal takes from its record: all but the token's part. */
+type Member = Omit<Principal, 'clientKind' | 'claims' | 'expiresAt'>;
 
 export interface Authenticator {
   /** Throws 401 `invalid_token`, `token_expired` or `membership_revoked`. */
@@ -60,35 +69,49 @@ export function createAuthenticator(deps: { loadPrincipal: PrincipalLoader; toke
   // shared (a Resolution is never mutated). Keyed by the record's own text of them, so a changed role or
   // override is a new key, and a known set is not even parsed.
   const resolved = new LRUCache<string, Resolution>({ max: 1000 });
-  function resolutionOf(record: PrincipalRecord): Resolution {
-    let resolution = resolved.get(record.subscriptionsKey);
-    if (resolution === undefined) resolved.set(record.subscriptionsKey, (resolution = resolvePermissions(record.subscriptions())));
-    return resolution;
-  }
-  async function principalFor(userId: number, entityId: number, clientKind: string) {
-    const record = await deps.loadPrincipal(userId, entityId);
+  // A loader hands out the same record while the database reads alike: what is built from it is kept with
+  // it, and so is the principal last built from that member with a token's claims (the token service
+  // answers a known token with the same claims), so a request allocates no principal of its own.
+  const members = new WeakMap<PrincipalRecord, Member>();
+  const principals = new WeakMap<Member, Principal>();
+
+  /** The principal's part that depends only on `record` in `entityId`; undefined without a membership. */
+  function memberOf(record: PrincipalRecord | undefined, entityId: number): Member | undefined {
     if (!record || record.employeeId === null) return undefined;
-    const resolution = resolutionOf(record);
-    return {
-      userId: record.userId,
-      email: record.email,
-      entityId,
-      employeeId: record.employeeId,
-      erpUserId: record.erpUserId,
-      erpEmployeeId: record.erpEmployeeId,
-      clientKind,
-      resolution,
-      permissions: resolution.codes,
-    };
+    let member = members.get(record);
+    if (member === undefined || member.entityId !== entityId) {
+      let resolution = resolved.get(record.subscriptionsKey);
+      if (resolution === undefined) resolved.set(record.subscriptionsKey, (resolution = resolvePermissions(record.subscriptions())));
+      member = {
+        userId: record.userId,
+        email: record.email,
+        entityId,
+        employeeId: record.employeeId,
+        erpUserId: record.erpUserId,
+        erpEmployeeId: record.erpEmployeeId,
+        resolution,
+        permissions: resolution.codes,
+      };
+      members.set(record, member);
+    }
+    return member;
   }
   return {
-    principalFor,
+    async principalFor(userId, entityId, clientKind) {
+      const member = memberOf(await deps.loadPrincipal(userId, entityId), entityId);
+      return member && { ...member, clientKind };
+    },
     async authenticate(token) {
       const claims = await deps.tokens.verify(token);
-      const principal = await principalFor(claims.id, claims.entity_id, claims.client_kind);
-      if (!principal) throw unauthorized('membership_revoked', 'The user is no longer a member of this entity');
-      const exp = (claims as unknown as { exp: number }).exp;
-      return { ...principal, claims, expiresAt: exp };
+      const member = memberOf(await deps.loadPrincipal(claims.id, claims.entity_id), claims.entity_id);
+      if (!member) throw unauthorized('membership_revoked', 'The user is no longer a member of this entity');
+      let principal = principals.get(member);
+      if (principal?.claims !== claims) {
+        const exp = (claims as unknown as { exp: number }).exp;
+        principal = { ...member, clientKind: claims.client_kind, claims, expiresAt: exp };
+        principals.set(member, principal);
+      }
+      return principal;
     },
   };
 }

@@ -3,6 +3,7 @@ import { SignJWT, decodeJwt } from 'jose';
 import { createTestApp, TEST_JWT_SECRET, type TestContext } from '../../helpers/test-app.js';
 import { addMembership, bearer, login, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { createDirectoryService } from '../../../src/modules/identity/directory.service.js';
+import type { CrmTokenClaims } from '../../../src/platform/auth/jwt.js';
 
 let t: TestContext;
 let entityA: { id: number };
@@ -199,6 +200,49 @@ describe('token verification', () => {
     const res = await me(token);
     expect(res.statusCode).toBe(401);
     expect(res.json().code).toBe('membership_revoked');
+  });
+
+  it('accepts the same token again once the membership is restored', async () => {
+    const returning = await makeMember(t.database.db, { entityId: entityA.id, codes: ['leads.view'] });
+    const token = await tokenFor(t.app, returning);
+    expect((await me(token)).statusCode).toBe(200);
+    await t.database.executeSql('update employee set is_active = false where id = $1', [returning.employeeId]);
+    expect((await me(token)).json().code).toBe('membership_revoked');
+    await t.database.executeSql('update employee set is_active = true where id = $1', [returning.employeeId]);
+    expect((await me(token)).statusCode).toBe(200);
+  });
+
+  it('sees a change to the user or the membership at the very next request with the same token', async () => {
+    const moving = await makeMember(t.database.db, { entityId: entityA.id });
+    await addMembership(t.database.db, moving.userId, entityB.id);
+    const token = await tokenFor(t.app, moving);
+    const switched = async () => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/auth/change-entity', headers: bearer(token), payload: { entity_id: entityB.id } });
+      expect(res.statusCode).toBe(200);
+      return decodeJwt(res.json().access_token);
+    };
+    expect(await switched()).toMatchObject({ email: moving.email, erp_user_id: null, erp_employee_id: null });
+
+    await t.database.executeSql('update app_user set email = $2, erp_user_id = 9101 where id = $1', [moving.userId, `moved-${moving.userId}@example.com`]);
+    expect(await switched()).toMatchObject({ email: `moved-${moving.userId}@example.com`, erp_user_id: 9101, erp_employee_id: null });
+    await t.database.executeSql('update employee set erp_employee_id = 9102 where user_id = $1 and entity_id = $2', [moving.userId, entityB.id]);
+    expect(await switched()).toMatchObject({ email: `moved-${moving.userId}@example.com`, erp_user_id: 9101, erp_employee_id: 9102 });
+  });
+
+  it('keeps each token its own client kind when one user holds several', async () => {
+    const both = await makeMember(t.database.db, { entityId: entityA.id });
+    await addMembership(t.database.db, both.userId, entityB.id);
+    const web = await tokenFor(t.app, both);
+    const mobile = (await t.app.ctx.tokens.sign({ ...(decodeJwt(web) as unknown as CrmTokenClaims), client_kind: 'mobile' })).token;
+    const kindAfterSwitch = async (token: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/auth/change-entity', headers: bearer(token), payload: { entity_id: entityB.id } });
+      expect(res.statusCode).toBe(200);
+      return decodeJwt(res.json().access_token).client_kind;
+    };
+    for (let i = 0; i < 2; i++) {
+      expect(await kindAfterSwitch(web)).toBe('web');
+      expect(await kindAfterSwitch(mobile)).toBe('mobile');
+    }
   });
 });
 
