@@ -18,15 +18,25 @@ export function countCapFor(page: PageRequest): number {
   return Math.max(COUNT_CAP, page.offset + page.limit + 1);
 }
 
-/** A page of a capped list: its rows and the count of the list, capped (`capped`: counting stopped at the cap). */
-export interface CappedPage<R> {
-  rows: R[];
+/** A page read as one row (`pageOfItems`): its row count, its items' JSON texts joined, and the capped count when counted. */
+export interface PageItems {
+  n: number;
+  /** The items' texts joined by commas, in the page's order; null for an empty page. */
+  items: string | null;
+  /** The count capped at the page's cap, on counted reads only. */
+  total?: number | null;
+}
+
+/** A page of a capped list: its items joined and the count of the list, capped (`capped`: counting stopped at the cap). */
+export interface CappedPage {
+  /** The items' texts joined by commas ('' for none). */
+  items: string;
   total: number;
   capped: boolean;
 }
 
-/** How one capped list is read: its page with or without the count column, and the count alone. */
-export interface CappedListReader<R> {
+/** How one capped list is read: its page with or without the count, and the count alone. */
+export interface CappedListReader {
   entityId: number;
   /**
    * The list's filter values, never the page or the sort (they do not change the count): with the entity,
@@ -34,9 +44,9 @@ export interface CappedListReader<R> {
    */
   filter: object;
   page: PageRequest;
-  /** The page; with `counted`, each row carries the capped count as `total`. */
-  read(counted: boolean): Promise<(R & { total?: number | null })[]>;
-  /** The capped count alone (a page past the end has no row to carry it). */
+  /** The page; with `counted`, with the capped count as `total`. */
+  read(counted: boolean): Promise<PageItems>;
+  /** The capped count alone. */
   count(): Promise<number>;
 }
 
@@ -56,22 +66,22 @@ export function createCappedCounts(options: { ttlMs?: number; max?: number } = {
 
   return {
     /** Reads a page of `list` with its capped total, counting only when the list is not known to reach the cap. */
-    async page<R>(list: CappedListReader<R>): Promise<CappedPage<R>> {
+    async page(list: CappedListReader): Promise<CappedPage> {
       const key = JSON.stringify([list.entityId, list.filter]);
       const cap = countCapFor(list.page);
-      let rows: (R & { total?: number | null })[];
+      let page: PageItems;
       let total: number;
       if ((reached.get(key) ?? 0) >= cap) {
-        rows = await list.read(false);
-        if (rows.length === list.page.limit) return { rows, total: cap, capped: true };
+        page = await list.read(false);
+        if (page.n === list.page.limit) return { items: page.items ?? '', total: cap, capped: true };
         reached.delete(key);
         total = await list.count();
       } else {
-        rows = await list.read(true);
-        total = rows[0]?.total ?? (list.page.offset > 0 ? await list.count() : 0);
+        page = await list.read(true);
+        total = page.total ?? 0;
       }
       if (total >= cap) reached.set(key, Math.max(cap, reached.get(key) ?? 0));
-      return { rows, total, capped: total >= cap };
+      return { items: page.items ?? '', total, capped: total >= cap };
     },
   };
 }

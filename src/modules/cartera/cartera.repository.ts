@@ -5,6 +5,7 @@
  * entity.
  */
 import type { Db } from '../../db/client.js';
+import type { PageItems } from '../../db/paging.js';
 import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
 import { runStatementIn } from '../../db/statement.js';
 import { COUNT_CAP, likePattern } from '../../platform/http/pagination.js';
@@ -33,11 +34,9 @@ export interface CarteraFilter {
   leadId?: number | undefined;
 }
 
-/** A page's row: the stored item as JSON text (`cartera_item.item`, a `CarteraItem`). */
-export interface CarteraItemText {
+/** The detail's row: the stored item as JSON text (`cartera_item.item`, a `CarteraItem`). */
+interface CarteraItemText {
   item: string;
-  /** Capped count of the filtered view, on page queries only. */
-  total?: number;
 }
 
 function filterShapeOf(f: CarteraFilter): FilterShape {
@@ -63,8 +62,8 @@ function filterValuesOf(entityId: number, f: CarteraFilter) {
 const optionsOf = (shape: FilterShape & { sort?: string }) => ({ planEachCall: shape.seller && !readsSellerItems(shape) });
 
 /**
- * One page of the view in `sort` order, each item as its stored JSON text; with `counted`, each row carries
- * the count of the view capped at `countCapFor(page)` as `total`.
+ * One page of the view in `sort` order as one row: its items' stored JSON texts joined; with `counted`, the
+ * count of the view capped at `countCapFor(page)` as `total`.
  */
 export async function selectCartera(
   database: PreparedRunner,
@@ -72,7 +71,7 @@ export async function selectCartera(
   f: CarteraFilter,
   page: { limit: number; offset: number; sort: string },
   counted: boolean,
-): Promise<CarteraItemText[]> {
+): Promise<PageItems> {
   const window = pageShapeOf(page);
   const filter = filterShapeOf(f);
   const shape: ViewShape = {
@@ -83,7 +82,8 @@ export async function selectCartera(
     keyset: false,
     total: !counted ? null : window.shape.bigCap ? 'bigCap' : 'cap',
   };
-  return runShaped<CarteraItemText, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
+  const [row] = await runShaped<PageItems, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
+  return row!;
 }
 
 /** One lead (or client) of the view; undefined when `leadId` is not one in the entity. */

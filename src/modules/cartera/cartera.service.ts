@@ -43,19 +43,14 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
     async list(caller: Principal, kind: CarteraKind, q: CarteraListQuery): Promise<string> {
       const filter = filterOf(kind, q);
       const page = { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' };
-      const { rows, total, capped } = await cappedCounts.page({
+      const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
         filter,
         page,
         read: (counted) => selectCartera(database, caller.entityId, filter, page, counted),
         count: () => countCartera(database, caller.entityId, filter, countCapFor(page)),
       });
-      return pageText(
-        q,
-        rows.map((r) => r.item),
-        total,
-        capped,
-      );
+      return pageText(q, items, total, capped);
     },
 
     /** 404 when the id is not a lead (resp. client) of the caller's entity. */

@@ -4,7 +4,7 @@
  * the stored items (`cartera_item.item`) as JSON text. Run by cartera.repository.ts.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { countCapLimit, isoTimestamp, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageOfItems, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement, statement } from '../../db/statement.js';
 import { hasEffectiveSeller } from '../records/index.js';
 
@@ -84,18 +84,15 @@ function cappedCount(shape: FilterShape, bigCap: boolean): SQL {
   return sql`(select count(*)::int from (select 1 from cartera_item ci where ${whereOf(shape)} ${countCapLimit(bigCap)}) capped)`;
 }
 
-/**
- * The view's statement: one scan of the read model in the sort's index order (page window or keyset).
- * `total` adds a last column with the capped count.
- */
+/** The view's rows: one scan of the read model in the sort's index order (page window or keyset). */
 function viewStatement(shape: ViewShape): SQL {
   const order = SORTS[shape.sort] ?? SORTS['-creation']!;
   const keyset = shape.keyset ? sql` and ci.lead_id > ${sql.placeholder('afterId')}` : sql``;
-  // Pages and the detail: the stored item as text (the driver leaves it as it is, and a page sends it as
-  // it is). The export's keyset batches: the sheet's cells only, the seller as the stored item has it.
+  // Pages and the detail: the stored item as text (a page sends it as it is). The export's keyset batches:
+  // the sheet's cells only, the seller as the stored item has it.
   const columns = shape.keyset
     ? sql`ci.lead_id as id, ci.group_name, ci.name, ci.erp_id, ${isoTimestamp(sql`ci.created_at`)} as created_at, (ci.item -> 'seller')::text as seller, ci.contact_name`
-    : sql`ci.item::text as item${shape.total ? sql`, ${cappedCount(shape, shape.total === 'bigCap')} as total` : sql``}`;
+    : sql`ci.item::text as item`;
   if (readsSellerItems(shape) && !shape.keyset) {
     // The page's lead ids from the seller's index entries in the sort's order, then their items by primary key.
     const sellerOrder = shape.sort === 'creation' ? sql`s.created_at asc, s.lead_id asc` : sql`s.created_at desc, s.lead_id desc`;
@@ -117,7 +114,10 @@ const FILTER_SHAPES: FilterShape[] = everyShape({
   search: [false, true],
 });
 
-/** One page of a view in a sort's order; each row with the capped count unless `total` is null (a list known to reach its cap). */
+/**
+ * One page of a view in a sort's order as one row (`pageOfItems`): its stored items joined, with the capped
+ * count unless `total` is null (a list known to reach its cap).
+ */
 export const CARTERA_PAGE = shapedStatement<ViewShape>('crm_cartera_page', {
   shapes: FILTER_SHAPES.flatMap((filter) =>
     Object.keys(SORTS).flatMap((sort) =>
@@ -133,7 +133,7 @@ export const CARTERA_PAGE = shapedStatement<ViewShape>('crm_cartera_page', {
       ),
     ),
   ),
-  build: viewStatement,
+  build: (shape) => pageOfItems(viewStatement(shape), shape.total ? cappedCount(shape, shape.total === 'bigCap') : undefined),
 });
 
 /** One lead (or client) of a view. */

@@ -4,6 +4,7 @@ import { likePattern, type PageRequest } from '../../platform/http/pagination.js
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
+import type { PageItems } from '../../db/paging.js';
 import { LEAD_COUNT, LEAD_LIST } from './lead.sql.js';
 import { lockLeadSellers, refreshLeadSellers } from './lead-seller.repository.js';
 
@@ -17,12 +18,6 @@ export interface LeadFilter extends PageRequest {
   employeeId?: number | undefined;
 }
 
-/** A list row: the lead's list item as stored (`LeadResponse` as JSON text), and the capped count when counted. */
-export interface LeadListRow {
-  item: string;
-  total?: number;
-}
-
 /** What of a filter the statement's text depends on, and the values of its placeholders. */
 function statementOf(entityId: number, f: LeadFilter) {
   const page = pageShapeOf(f);
@@ -32,13 +27,15 @@ function statementOf(entityId: number, f: LeadFilter) {
 }
 
 /**
- * A page of leads, newest first (the `lead_entity_id_created_at_idx` order); with `counted`, each row
- * carries the matching count capped at `countCapFor(f)` (see paging.ts) as `total`, in the same statement.
- * The seller filter is planned per call (see `RunOptions`).
+ * A page of leads, newest first (the `lead_entity_id_created_at_idx` order), as one row: the leads' stored
+ * list items (`LeadResponse` as JSON text) joined; with `counted`, the matching count capped at
+ * `countCapFor(f)` (see paging.ts) as `total`, in the same statement. The seller filter is planned per call
+ * (see `RunOptions`).
  */
-export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter, counted: boolean): Promise<LeadListRow[]> {
+export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter, counted: boolean): Promise<PageItems> {
   const { shape, values, options } = statementOf(entityId, f);
-  return runShaped<LeadListRow, typeof shape & { counted: boolean }>(database, LEAD_LIST, { ...shape, counted }, values, options);
+  const [page] = await runShaped<PageItems, typeof shape & { counted: boolean }>(database, LEAD_LIST, { ...shape, counted }, values, options);
+  return page!;
 }
 
 /** The matching count capped at `countCapFor(f)`, alone (a page past the end). */

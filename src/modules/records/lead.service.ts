@@ -71,19 +71,14 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
     async list(caller: Principal, q: LeadListQuery): Promise<string> {
       const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
       const page = { limit: q.limit, offset: q.offset };
-      const { rows, total, capped } = await cappedCounts.page({
+      const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
         filter,
         page,
         read: (counted) => listLeads(database, caller.entityId, { ...filter, ...page }, counted),
         count: () => countLeads(database, caller.entityId, { ...filter, ...page }),
       });
-      return pageText(
-        q,
-        rows.map((r) => r.item),
-        total,
-        capped,
-      );
+      return pageText(q, items, total, capped);
     },
 
     /** Throws 404 `not_found` for an unknown id or another entity's lead. */

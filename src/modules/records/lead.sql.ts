@@ -1,10 +1,10 @@
 /**
- * Statements of the leads list (GET /leads), run by lead.repository.ts: one page, with the capped count on
- * each row unless the list is known to reach its cap (`createCappedCounts`), and the capped count alone
- * for a page past the end.
+ * Statements of the leads list (GET /leads), run by lead.repository.ts: one page as one row, with the
+ * capped count unless the list is known to reach its cap (`createCappedCounts`), and the capped count alone
+ * for a list that stopped reaching it.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { countCapLimit, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
+import { countCapLimit, pageOfItems, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement } from '../../db/statement.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
 
@@ -38,13 +38,16 @@ const SHAPES: (LeadListShape & PageShape)[] = everyShape({
 }).flatMap((filter) => PAGE_SHAPES.map((page) => ({ ...filter, ...page })));
 
 /**
- * A page of leads, newest first, each as its stored list item (`lead.list_item`, JSON text); with
- * `counted`, each row with the capped count as `total` (placeholders: the filter's, `offset`, `cap`).
+ * A page of leads, newest first, as one row (`pageOfItems`): the stored list items (`lead.list_item`, JSON
+ * text) joined; with `counted`, the capped count as `total` (placeholders: the filter's, `offset`, `cap`).
  */
 export const LEAD_LIST = shapedStatement('crm_leads_list', {
   shapes: SHAPES.flatMap((shape) => [true, false].map((counted) => ({ ...shape, counted }))),
-  build: (s) => sql`select l.list_item as item${s.counted ? sql`, ${countedLeads(s)} as total` : sql``}
-      from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
+  build: (s) =>
+    pageOfItems(
+      sql`select l.list_item as item from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
+      s.counted ? countedLeads(s) : undefined,
+    ),
 });
 
 /** The capped count alone. */

@@ -59,12 +59,12 @@ function paginationOf(page: PageRequest, total: number, capped: boolean | undefi
 }
 
 /**
- * The same page as `toPage` serializes it, from items that are JSON texts already (a read model that stores
- * each item's JSON, such as the cartera's): the response body, to send as it is (`sendJsonText`).
- * The route keeps its response schema for the contract; the texts must match it.
+ * The same page as `toPage` serializes it, from items that are JSON texts already, joined by commas (a read
+ * model that stores each item's JSON, such as the cartera's): the response body, to send as it is
+ * (`sendJsonText`). The route keeps its response schema for the contract; the texts must match it.
  */
-export function pageText(page: PageRequest, items: readonly string[], total: number, capped?: boolean): string {
-  return `{"data":[${items.join(',')}],"pagination":${JSON.stringify(paginationOf(page, total, capped))}}`;
+export function pageText(page: PageRequest, items: string, total: number, capped?: boolean): string {
+  return `{"data":[${items}],"pagination":${JSON.stringify(paginationOf(page, total, capped))}}`;
 }
 
 /** Escapes `%`, `_` and `\` so a user's search text matches literally inside `ilike '%…%'`. */

@@ -98,6 +98,47 @@ describe('GET /cartera/leads', () => {
     expect((await get('/cartera/leads?unassigned=true')).json().data.map((i: Item) => i.id)).toEqual([leads.none!.id]);
   });
 
+  it('answers every sort in its order, and its pages follow on', async () => {
+    const db = t.database.db;
+    const entity = (await makeEntity(db)).id;
+    const own = await tokenFor(t.app, await makeMember(db, { entityId: entity, codes: CODES }));
+    const groups = { b: await makeGroup(db, entity, 'grupo b'), a: await makeGroup(db, entity, 'grupo a') };
+    const made: { id: number; name: string; group: string }[] = [];
+    for (const [name, group] of [
+      ['delta', 'b'],
+      ['alfa', 'a'],
+      ['charlie', 'b'],
+      ['bravo', 'a'],
+      ['echo', 'b'],
+    ] as const) {
+      made.push({ id: (await makeLead(db, { entityId: entity, groupId: groups[group].id, name })).id, name, group: `grupo ${group}` });
+    }
+    const list = async (query: string) =>
+      (await t.app.inject({ method: 'GET', url: `/cartera/leads?${query}`, headers: bearer(own) })).json<{ data: Item[] }>().data.map((i) => i.id);
+    const ids = (rows: typeof made) => rows.map((r) => r.id);
+    const byId = [...made].sort((x, y) => x.id - y.id);
+    const expected: Record<string, number[]> = {
+      creation: ids(byId),
+      name: ids([...made].sort((x, y) => x.name.localeCompare(y.name))),
+      group: ids([...made].sort((x, y) => x.group.localeCompare(y.group) || x.id - y.id)),
+    };
+    for (const [sort, order] of Object.entries(expected)) {
+      for (const [key, want] of [
+        [sort, order],
+        [`-${sort}`, [...order].reverse()],
+      ] as const) {
+        expect(await list(`sort=${key}`), key).toEqual(want);
+        const paged = [
+          ...(await list(`sort=${key}&limit=2`)),
+          ...(await list(`sort=${key}&limit=2&offset=2`)),
+          ...(await list(`sort=${key}&limit=2&offset=4`)),
+        ];
+        expect(paged, `${key}, two by two`).toEqual(want);
+      }
+    }
+    expect(await list('')).toEqual([...expected.creation!].reverse());
+  });
+
   it('filters by group, sorts and paginates', async () => {
     const page = (await get(`/cartera/leads?group_id=${group2.id}&sort=-name&limit=1&offset=1`)).json();
     expect(page.data.map((i: Item) => i.lead)).toEqual(['Direct Lead']);
