@@ -44,21 +44,12 @@ function resolvedPartOf(resolution: Resolution): ResolvedPart {
   return part;
 }
 
-/** `resolvedPartOf` as JSON members (the object's text without its braces), once per resolution. */
-const resolvedTexts = new WeakMap<Resolution, string>();
-
-function resolvedTextOf(resolution: Resolution): string {
-  let text = resolvedTexts.get(resolution);
-  if (text === undefined) {
-    text = JSON.stringify(resolvedPartOf(resolution)).slice(1, -1);
-    resolvedTexts.set(resolution, text);
-  }
-  return text;
-}
-
 const SCHEMA_VERSION_MEMBER = `"schemaVersion":${JSON.stringify(SCHEMA_VERSION)}`;
 
-/** `meText` per principal: requests with the same token share their principal while nothing changed. */
+/**
+ * `meText` per principal, built once: requests with the same token share their principal while the database
+ * reads alike (platform/auth/authenticator.ts).
+ */
 const meTexts = new WeakMap<Principal, string>();
 
 export function createPermissionService(deps: { db: Db }) {
@@ -85,13 +76,13 @@ export function createPermissionService(deps: { db: Db }) {
 
     /**
      * `me` without `explain` as its response body (`MeResponse` as JSON text, for `sendJsonText`): the
-     * caller's ids around the resolution's text, which is built once per resolution. Members in the
-     * schema's order, as the route's serializer writes them.
+     * caller's ids around the resolution's part (built once per resolution), serialized once per principal.
+     * Members in the schema's order, as the route's serializer writes them.
      */
     meText(principal: Principal): string {
       let text = meTexts.get(principal);
       if (text === undefined) {
-        text = `{${SCHEMA_VERSION_MEMBER},"user_id":${principal.userId},"entity_id":${principal.entityId},"employee_id":${principal.employeeId},${resolvedTextOf(principal.resolution)}}`;
+        text = `{${SCHEMA_VERSION_MEMBER},"user_id":${principal.userId},"entity_id":${principal.entityId},"employee_id":${principal.employeeId},${JSON.stringify(resolvedPartOf(principal.resolution)).slice(1, -1)}}`;
         meTexts.set(principal, text);
       }
       return text;
