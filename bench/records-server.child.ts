@@ -2,9 +2,9 @@
  * Child process of records.bench.ts: the production build (bench/built-service.ts) plus benchmark-only
  * "ceiling" routes registered here, never in the product. Each ceiling route is a bare authenticated route
  * (`auth: 'jwt'`: the same token check and per-request permission resolution as every route) that runs a
- * list route's own SQL (the same repository call, the same filters, the same page, the kept page's
- * versions) and answers its rows, which are the stored items' JSON texts, joined as they are: no service
- * mapping, no response schema. A list route is measured against its ceiling in the same run. `/readyz` answers once listening; SIGTERM
+ * list route's own SQL (the same repository call, the same filters, the same page) and answers its rows,
+ * which are the stored items' JSON texts, joined as they are: no service mapping, no response schema. A
+ * list route is measured against its ceiling in the same run. `/readyz` answers once listening; SIGTERM
  * closes the server and the database.
  */
 import { dist, serveBuilt } from './built-service.js';
@@ -19,39 +19,19 @@ const [{ principalOf }, leads, cartera] = await Promise.all([
 ]);
 
 /** The ceilings' body: the page's stored items as JSON text (the leads' and the cartera's alike), joined by the statement. */
-const body = (items: string) => `{"data":[${items}],"total":1000}`;
-
-/**
- * A ceiling's page as the route reads it (src/db/paging.ts, `createListPages`): the statement is given the
- * row versions of the page last read and leaves the items out when they are the same.
- */
-function keptPage() {
-  let kept = { versions: null as string | null, items: '' };
-  return async (read: (known: string | null) => Promise<{ versions: string | null; items: string | null }>) => {
-    const page = await read(kept.versions);
-    if (page.items === null) return kept.items;
-    kept = { versions: page.versions, items: page.items };
-    return page.items;
-  };
-}
+const body = (page: { items: string | null }) => `{"data":[${page.items ?? ''}],"total":1000}`;
 
 await serveBuilt((app, database) => {
   const page = { limit: 50, offset: 0 };
   const ceiling = { config: { auth: 'jwt' as const }, schema: { hide: true } };
-  const [leadsPage, carteraPage, sellerPage] = [keptPage(), keptPage(), keptPage()];
   // The lists measured are over their count cap, so after their first page the routes run their page
-  // statements without the count (src/db/paging.ts, `createListPages`): the ceilings run the same. The
-  // benchmark asks one entity's first page, so one kept page per ceiling is what the route keeps.
+  // statements without the count (src/db/paging.ts, `createCappedCounts`): the ceilings run the same.
   app.get('/bench/ceiling/leads', ceiling, async (request, reply) => {
-    const entityId = principalOf(request).entityId;
-    return reply.type('application/json').send(body(await leadsPage((known) => leads.listLeads(database, entityId, page, false, known))));
+    return reply.type('application/json').send(body(await leads.listLeads(database, principalOf(request).entityId, page, false)));
   });
   app.get<{ Querystring: { seller_id?: string } }>('/bench/ceiling/cartera', ceiling, async (request, reply) => {
     const sellerId = request.query.seller_id === undefined ? undefined : Number(request.query.seller_id);
-    const entityId = principalOf(request).entityId;
-    const items = await (sellerId === undefined ? carteraPage : sellerPage)((known) =>
-      cartera.selectCartera(database, entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, false, known),
-    );
-    return reply.type('application/json').send(body(items));
+    const view = await cartera.selectCartera(database, principalOf(request).entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, false);
+    return reply.type('application/json').send(body(view));
   });
 });

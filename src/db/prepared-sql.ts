@@ -82,29 +82,15 @@ export function pageWindow(limit: number, withOffset: boolean): SQL {
 }
 
 /**
- * A page of stored JSON items as one row (`PageItems`): `n`, the rows of the page; `versions`, their row
- * versions (`rowVersion`) joined by commas in the page's order (null for none); `items`, their `item` texts
- * joined the same way ('' for none), or null when `versions` equals the `known` placeholder (the versions
- * of a page the caller kept: its items are those, see `createListPages`); with `total`, that capped count,
- * computed once. `rows` selects `item` and `version` and ends with its `order by` and `limit`: a subquery
- * with a limit is never merged into the aggregate's level, so `string_agg` reads its rows in the order it
- * returns them (the list tests check every sort). One row of one text rather than a row per item: the
- * driver's cost per row was most of a page's Node time past the socket write (docs/decisions.md, "List
- * pages joined by the database").
+ * A page of stored JSON items as one row (`PageItems`): `n`, the rows of the page; `items`, their `item`
+ * texts joined by commas in the page's order (null for none); with `total`, that capped count, computed
+ * once. `rows` selects `item` and ends with its `order by` and `limit`: a subquery with a limit is never
+ * merged into the aggregate's level, so `string_agg` reads its rows in the order it returns them (the list
+ * tests check every sort). One row of one text rather than a row per item: the driver's cost per row was
+ * most of a page's Node time past the socket write (docs/decisions.md, "List pages joined by the database").
  */
 export function pageOfItems(rows: SQL, total?: SQL): SQL {
-  return sql`select q.n, q.versions, case when q.versions = ${sql.placeholder('known')} then null else coalesce(q.items, '') end as items${total ? sql`, ${total} as total` : sql``}
-    from (select count(*)::int as n, string_agg(p.version, ',') as versions, string_agg(p.item, ',') as items from (${rows}) p) q`;
-}
-
-/**
- * The version of a row of a table that stores its list items (`lead`, `cartera_item`): its id and the
- * transaction that wrote it (`xmin`), as `id:xmin`. Only that transaction's last write of the row is ever
- * visible to others, so while a version is seen the row's stored item is the one it had: equal versions of
- * a page mean equal items. Transaction ids repeat after 2^32 transactions; a kept page lives 60 s.
- */
-export function rowVersion(id: SQL, xmin: SQL): SQL {
-  return sql`${id}::text || ':' || ${xmin}::text`;
+  return sql`select count(*)::int as n, string_agg(p.item, ',') as items${total ? sql`, ${total} as total` : sql``} from (${rows}) p`;
 }
 
 /** The `limit` of a capped count: the usual `COUNT_CAP` as a literal (see `literalInt`), a larger one (deep pages) as the `cap` placeholder. */

@@ -62,9 +62,8 @@ function filterValuesOf(entityId: number, f: CarteraFilter) {
 const optionsOf = (shape: FilterShape & { sort?: string }) => ({ planEachCall: shape.seller && !readsSellerItems(shape) });
 
 /**
- * One page of the view in `sort` order as one row: its items' stored JSON texts joined, with their row
- * versions, the items left out when the versions are `known` (see `pageOfItems`); with `counted`, the count
- * of the view capped at `countCapFor(page)` as `total`.
+ * One page of the view in `sort` order as one row: its items' stored JSON texts joined; with `counted`, the
+ * count of the view capped at `countCapFor(page)` as `total`.
  */
 export async function selectCartera(
   database: PreparedRunner,
@@ -72,7 +71,6 @@ export async function selectCartera(
   f: CarteraFilter,
   page: { limit: number; offset: number; sort: string },
   counted: boolean,
-  known: string | null = null,
 ): Promise<PageItems> {
   const window = pageShapeOf(page);
   const filter = filterShapeOf(f);
@@ -84,13 +82,7 @@ export async function selectCartera(
     keyset: false,
     total: !counted ? null : window.shape.bigCap ? 'bigCap' : 'cap',
   };
-  const [row] = await runShaped<PageItems, ViewShape>(
-    database,
-    CARTERA_PAGE,
-    shape,
-    { ...filterValuesOf(entityId, f), ...window.values, known },
-    optionsOf(shape),
-  );
+  const [row] = await runShaped<PageItems, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
   return row!;
 }
 

@@ -8,7 +8,7 @@
  */
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { createListPages } from '../../db/paging.js';
+import { createCappedCounts } from '../../db/paging.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, pageText } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/index.js';
@@ -28,7 +28,7 @@ export function filterOf(kind: CarteraKind, q: Omit<Partial<CarteraListQuery>, '
 /** `database` runs the view's statements as named prepared statements. */
 export function createCarteraService(deps: { database: PreparedRunner; leads: LeadService }) {
   const { database, leads } = deps;
-  const listPages = createListPages();
+  const cappedCounts = createCappedCounts();
 
   async function detail<K extends CarteraKind>(caller: Principal, kind: K, id: number): Promise<CarteraDetail<K>> {
     const item = await selectCarteraDetail(database, caller.entityId, kind, id);
@@ -43,11 +43,11 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
     async list(caller: Principal, kind: CarteraKind, q: CarteraListQuery): Promise<string> {
       const filter = filterOf(kind, q);
       const page = { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' };
-      const { items, total, capped } = await listPages.page({
+      const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
         filter,
         page,
-        read: (counted, known) => selectCartera(database, caller.entityId, filter, page, counted, known),
+        read: (counted) => selectCartera(database, caller.entityId, filter, page, counted),
         count: () => countCartera(database, caller.entityId, filter, countCapFor(page)),
       });
       return pageText(q, items, total, capped);

@@ -4,7 +4,7 @@
  * the stored items (`cartera_item.item`) as JSON text. Run by cartera.repository.ts.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { countCapLimit, isoTimestamp, pageOfItems, pageWindow, PAGE_SHAPES, rowVersion } from '../../db/prepared-sql.js';
+import { countCapLimit, isoTimestamp, pageOfItems, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement, statement } from '../../db/statement.js';
 import { hasEffectiveSeller } from '../records/index.js';
 
@@ -88,11 +88,11 @@ function cappedCount(shape: FilterShape, bigCap: boolean): SQL {
 function viewStatement(shape: ViewShape): SQL {
   const order = SORTS[shape.sort] ?? SORTS['-creation']!;
   const keyset = shape.keyset ? sql` and ci.lead_id > ${sql.placeholder('afterId')}` : sql``;
-  // Pages and the detail: the stored item as text (a page sends it as it is) and the row's version. The
-  // export's keyset batches: the sheet's cells only, the seller as the stored item has it.
+  // Pages and the detail: the stored item as text (a page sends it as it is). The export's keyset batches:
+  // the sheet's cells only, the seller as the stored item has it.
   const columns = shape.keyset
     ? sql`ci.lead_id as id, ci.group_name, ci.name, ci.erp_id, ${isoTimestamp(sql`ci.created_at`)} as created_at, (ci.item -> 'seller')::text as seller, ci.contact_name`
-    : sql`ci.item::text as item, ${rowVersion(sql`ci.lead_id`, sql`ci.xmin`)} as version`;
+    : sql`ci.item::text as item`;
   if (readsSellerItems(shape) && !shape.keyset) {
     // The page's lead ids from the seller's index entries in the sort's order, then their items by primary key.
     const sellerOrder = shape.sort === 'creation' ? sql`s.created_at asc, s.lead_id asc` : sql`s.created_at desc, s.lead_id desc`;

@@ -28,13 +28,13 @@ function statementOf(entityId: number, f: LeadFilter) {
 
 /**
  * A page of leads, newest first (the `lead_entity_id_created_at_idx` order), as one row: the leads' stored
- * list items (`LeadResponse` as JSON text) joined, with their row versions, the items left out when the
- * versions are `known` (see `pageOfItems`); with `counted`, the matching count capped at `countCapFor(f)`
- * (see paging.ts) as `total`, in the same statement. The seller filter is planned per call (see `RunOptions`).
+ * list items (`LeadResponse` as JSON text) joined; with `counted`, the matching count capped at
+ * `countCapFor(f)` (see paging.ts) as `total`, in the same statement. The seller filter is planned per call
+ * (see `RunOptions`).
  */
-export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter, counted: boolean, known: string | null = null): Promise<PageItems> {
+export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter, counted: boolean): Promise<PageItems> {
   const { shape, values, options } = statementOf(entityId, f);
-  const [page] = await runShaped<PageItems, typeof shape & { counted: boolean }>(database, LEAD_LIST, { ...shape, counted }, { ...values, known }, options);
+  const [page] = await runShaped<PageItems, typeof shape & { counted: boolean }>(database, LEAD_LIST, { ...shape, counted }, values, options);
   return page!;
 }
 

@@ -5,7 +5,7 @@
 import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
 import { pageText } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
-import { createListPages } from '../../db/paging.js';
+import { createCappedCounts } from '../../db/paging.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
@@ -52,7 +52,7 @@ function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
 /** `database` runs the list as a named prepared statement (the hot path); everything else goes through `db`. */
 export function createLeadService(deps: { db: Db; events: EventBus; database: PreparedRunner }) {
   const { db, events, database } = deps;
-  const listPages = createListPages();
+  const cappedCounts = createCappedCounts();
 
   async function assertGroup(entityId: number, groupId: number): Promise<void> {
     if (!(await findGroup(db, entityId, groupId))) throw validationFailed([{ field: '/body/group_id', message: `group ${groupId} not found` }]);
@@ -71,11 +71,11 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
     async list(caller: Principal, q: LeadListQuery): Promise<string> {
       const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
       const page = { limit: q.limit, offset: q.offset };
-      const { items, total, capped } = await listPages.page({
+      const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
         filter,
         page,
-        read: (counted, known) => listLeads(database, caller.entityId, { ...filter, ...page }, counted, known),
+        read: (counted) => listLeads(database, caller.entityId, { ...filter, ...page }, counted),
         count: () => countLeads(database, caller.entityId, { ...filter, ...page }),
       });
       return pageText(q, items, total, capped);

@@ -1,10 +1,10 @@
 /**
  * Statements of the leads list (GET /leads), run by lead.repository.ts: one page as one row, with the
- * capped count unless the list is known to reach its cap (`createListPages`), and the capped count alone
+ * capped count unless the list is known to reach its cap (`createCappedCounts`), and the capped count alone
  * for a list that stopped reaching it.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { countCapLimit, pageOfItems, pageWindow, PAGE_SHAPES, rowVersion, type PageShape } from '../../db/prepared-sql.js';
+import { countCapLimit, pageOfItems, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement } from '../../db/statement.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
 
@@ -45,7 +45,7 @@ export const LEAD_LIST = shapedStatement('crm_leads_list', {
   shapes: SHAPES.flatMap((shape) => [true, false].map((counted) => ({ ...shape, counted }))),
   build: (s) =>
     pageOfItems(
-      sql`select l.list_item as item, ${rowVersion(sql`l.id`, sql`l.xmin`)} as version from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
+      sql`select l.list_item as item from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
       s.counted ? countedLeads(s) : undefined,
     ),
 });

@@ -7,7 +7,6 @@ import { CarteraClientList, CarteraLeadList } from '../../../src/modules/cartera
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { assignGroup, assignLead, makeContact, makeGroup, makeLead } from '../../helpers/records-factories.js';
-import { recordQueries } from '../../helpers/query-counter.js';
 
 let t: TestContext;
 let entityA: number;
@@ -158,35 +157,6 @@ describe('GET /cartera/leads', () => {
     expect(clients.data).toEqual([
       expect.objectContaining({ id: leads.client!.id, client: 'Client One', erpId: 'ERP-1', seller: expect.objectContaining({ source: 'group' }) }),
     ]);
-  });
-});
-
-describe('cartera pages kept by the service', () => {
-  it('sends a kept page only while its rows are unchanged: a seller assigned to the group shows at once', async () => {
-    const db = t.database.db;
-    const tokenB = await tokenFor(t.app, await makeMember(db, { entityId: entityB, codes: CODES }));
-    const sellerB = await makeMember(db, { entityId: entityB, name: 'Bruno Beta' });
-    const groupB = await makeGroup(db, entityB, 'Kept Group');
-    const lead = await makeLead(db, { entityId: entityB, groupId: groupB.id, name: 'Kept Lead' });
-    const url = `/cartera/leads?group_id=${groupB.id}`;
-    const listed = async (as: string) => {
-      const recorder = recordQueries();
-      const res = await t.app.inject({ method: 'GET', url, headers: bearer(as) });
-      recorder.stop();
-      const [page] = recorder.answers.filter((a) => a.text.includes('from cartera_item ci')).map((a) => a.rows[0]!);
-      return { items: res.json().data as Item[], itemsSent: page!.items !== null };
-    };
-    expect(await listed(tokenB)).toMatchObject({ items: [{ id: lead.id, seller: null }], itemsSent: true });
-    expect(await listed(tokenB)).toMatchObject({ items: [{ id: lead.id, seller: null }], itemsSent: false });
-    // The database rewrites the lead's item when its group gains a seller: the next page has it.
-    await assignGroup(db, entityB, sellerB.employeeId, groupB.id);
-    expect(await listed(tokenB)).toMatchObject({
-      items: [{ id: lead.id, seller: { id: sellerB.employeeId, name: 'Bruno Beta', source: 'group' } }],
-      itemsSent: true,
-    });
-    expect((await listed(tokenB)).itemsSent).toBe(false);
-    // Entity A asking the same filter values gets its own (empty) view, not B's kept page.
-    expect((await listed(token)).items).toEqual([]);
   });
 });
 
