@@ -44,11 +44,15 @@ async function startAtTerminal(env: Record<string, string>): Promise<string> {
 
 describe.runIf(hasScript)('logs at a terminal', () => {
   // On the embedded defaults whatever the suite's database: the embedded run covers it.
-  it.skipIf(process.env.TEST_DATABASE_URL)('are readable lines, not JSON, outside production', async () => {
-    const out = await startAtTerminal({});
-    expect(out).toMatch(/INFO.*Server listening at http:\/\/127\.0\.0\.1:\d+/);
-    expect(out).not.toMatch(/^\{"level"/m);
-  }, 60_000);
+  it.skipIf(process.env.TEST_DATABASE_URL)(
+    'are readable lines, not JSON, outside production',
+    async () => {
+      const out = await startAtTerminal({});
+      expect(out).toMatch(/INFO.*Server listening at http:\/\/127\.0\.0\.1:\d+/);
+      expect(out).not.toMatch(/^\{"level"/m);
+    },
+    60_000,
+  );
 
   // Production runs on PostgreSQL only.
   it.runIf(process.env.TEST_DATABASE_URL)(
