@@ -118,11 +118,11 @@ export async function run(): Promise<BenchSection> {
   const plansDir = new URL('./plans/', import.meta.url);
   try {
     const seed = await withDatabase(own, dataDir, (db) => seedRecords(db, LEADS));
-    const { token, sellerId, entityId, seedSeconds } = seed;
+    const { token, sellerId, userId, entityId, seedSeconds } = seed;
     if (process.env.BENCH_RECORDS_SEED_ONLY) throw new Error('seed only');
     const kind = own.url !== undefined ? 'postgres' : 'pglite';
     const writePlans = async (leads: number) => {
-      const plans = await withDatabase(own, dataDir, (db) => explainListStatements(db, entityId, sellerId));
+      const plans = await withDatabase(own, dataDir, (db) => explainListStatements(db, { userId, entityId }, sellerId));
       mkdirSync(plansDir, { recursive: true });
       for (const p of plans)
         writeFileSync(new URL(`${p.name}.${kind}.${leads}.txt`, plansDir), `-- ${p.title}\n-- ${p.text.replace(/\s+/g, ' ')}\n\n${p.plan}\n`);

@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../src/db/client.js';
+import type { PageReader } from '../src/db/paging.js';
 import type { PreparedRunner } from '../src/db/prepared-sql.js';
 import { selectCartera } from '../src/modules/cartera/cartera.repository.js';
 import { listLeads } from '../src/modules/records/lead.repository.js';
@@ -47,20 +48,23 @@ function literal(v: unknown): string {
   throw new TypeError(`no literal for ${typeof v}`);
 }
 
-/** Explains the first page of `GET /leads`, `GET /cartera/leads` and the seller-filtered portfolio of `entityId`. */
-export async function explainListStatements(database: Database, entityId: number, sellerId: number): Promise<ExplainedStatement[]> {
+/**
+ * Explains the first page of `GET /leads`, `GET /cartera/leads` and the seller-filtered portfolio of
+ * `reader.entityId`, each with the principal of `reader.userId` read along, as the routes read them.
+ */
+export async function explainListStatements(database: Database, reader: PageReader, sellerId: number): Promise<ExplainedStatement[]> {
   const page = { limit: 50, offset: 0 };
   const lists: { name: string; title: string; call: (runner: PreparedRunner, counted: boolean) => Promise<unknown> }[] = [
-    { name: 'leads-list', title: 'GET /leads?limit=50', call: (r, counted) => listLeads(r, entityId, page, counted) },
+    { name: 'leads-list', title: 'GET /leads?limit=50', call: (r, counted) => listLeads(r, reader, page, counted) },
     {
       name: 'cartera-page',
       title: 'GET /cartera/leads?limit=50',
-      call: (r, counted) => selectCartera(r, entityId, { kind: 'lead' }, { ...page, sort: '-creation' }, counted),
+      call: (r, counted) => selectCartera(r, reader, { kind: 'lead' }, { ...page, sort: '-creation' }, counted),
     },
     {
       name: 'cartera-page-seller',
       title: 'GET /cartera/leads?limit=50&seller_id=…',
-      call: (r, counted) => selectCartera(r, entityId, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, counted),
+      call: (r, counted) => selectCartera(r, reader, { kind: 'lead', sellerId }, { ...page, sort: '-creation' }, counted),
     },
   ];
   // Each page with its capped count (a list not known to reach its cap) and without (src/db/paging.ts).

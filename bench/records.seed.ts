@@ -14,6 +14,8 @@ import { signBenchToken } from './lib.js';
 export interface RecordsSeed {
   /** A token of the seeded member (signed with `BENCH_SECRETS`), valid for the service's token lifetime. */
   token: string;
+  /** The member's user (the token's). */
+  userId: number;
   entityId: number;
   /** The seller assigned to half the groups and a tenth of the leads. */
   sellerId: number;
@@ -36,7 +38,7 @@ export async function seedRecords(database: Database, leads: number): Promise<Re
   await dir.subscribe({ employeeId: employee.id, entityId: entity.id, roleId: role.id });
   await growRecords(database, { entityId: entity.id, sellerId: employee.id }, 0, leads);
   const token = await signBenchToken(database, user.id, entity.id);
-  return { token, entityId: entity.id, sellerId: employee.id, seedSeconds: (performance.now() - started) / 1000 };
+  return { token, userId: user.id, entityId: entity.id, sellerId: employee.id, seedSeconds: (performance.now() - started) / 1000 };
 }
 
 /**

@@ -149,7 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
   const identity = createIdentityService({ database: deps.database });
-  const authenticator = createAuthenticator({ loadPrincipal: identity.loadPrincipal, tokens });
+  const authenticator = createAuthenticator({ principals: identity.principals, tokens });
   const queue = createQueue(deps.database, app.log, {
     runWorkers: deps.startQueue !== false,
     maintenanceIntervalSeconds: deps.config.queueMaintenanceIntervalSeconds,

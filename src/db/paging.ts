@@ -18,6 +18,15 @@ export function countCapFor(page: PageRequest): number {
   return Math.max(COUNT_CAP, page.offset + page.limit + 1);
 }
 
+/**
+ * Who reads a list page: the entity its statement is scoped by, and the user whose principal it reads along
+ * (a verified token's, see `PendingPrincipal`).
+ */
+export interface PageReader {
+  userId: number;
+  entityId: number;
+}
+
 /** A page read as one row (`pageOfItems`): its row count, its items' JSON texts joined, and the capped count when counted. */
 export interface PageItems {
   n: number;
@@ -25,6 +34,8 @@ export interface PageItems {
   items: string | null;
   /** The count capped at the page's cap, on counted reads only. */
   total?: number | null;
+  /** The caller's principal text, on reads that read it along (`PendingPrincipal`): null when the user does not exist. */
+  principal?: string | null;
 }
 
 /** A page of a capped list: its items joined and the count of the list, capped (`capped`: counting stopped at the cap). */

@@ -88,9 +88,10 @@ export function pageWindow(limit: number, withOffset: boolean): SQL {
  * merged into the aggregate's level, so `string_agg` reads its rows in the order it returns them (the list
  * tests check every sort). One row of one text rather than a row per item: the driver's cost per row was
  * most of a page's Node time past the socket write (docs/decisions.md, "List pages joined by the database").
+ * With `principal`, the caller's principal text read along as `principal` (see `PendingPrincipal`).
  */
-export function pageOfItems(rows: SQL, total?: SQL): SQL {
-  return sql`select count(*)::int as n, string_agg(p.item, ',') as items${total ? sql`, ${total} as total` : sql``} from (${rows}) p`;
+export function pageOfItems(rows: SQL, total?: SQL, principal?: SQL): SQL {
+  return sql`select count(*)::int as n, string_agg(p.item, ',') as items${total ? sql`, ${total} as total` : sql``}${principal ? sql`, ${principal} as principal` : sql``} from (${rows}) p`;
 }
 
 /** The `limit` of a capped count: the usual `COUNT_CAP` as a literal (see `literalInt`), a larger one (deep pages) as the `cap` placeholder. */

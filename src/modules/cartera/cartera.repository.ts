@@ -5,7 +5,7 @@
  * entity.
  */
 import type { Db } from '../../db/client.js';
-import type { PageItems } from '../../db/paging.js';
+import type { PageItems, PageReader } from '../../db/paging.js';
 import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
 import { runStatementIn } from '../../db/statement.js';
 import { COUNT_CAP, likePattern } from '../../platform/http/pagination.js';
@@ -63,11 +63,12 @@ const optionsOf = (shape: FilterShape & { sort?: string }) => ({ planEachCall: s
 
 /**
  * One page of the view in `sort` order as one row: its items' stored JSON texts joined; with `counted`, the
- * count of the view capped at `countCapFor(page)` as `total`.
+ * count of the view capped at `countCapFor(page)` as `total`; and the reader's principal text as `principal`,
+ * read along. Scoped by `reader.entityId`.
  */
 export async function selectCartera(
   database: PreparedRunner,
-  entityId: number,
+  reader: PageReader,
   f: CarteraFilter,
   page: { limit: number; offset: number; sort: string },
   counted: boolean,
@@ -82,7 +83,8 @@ export async function selectCartera(
     keyset: false,
     total: !counted ? null : window.shape.bigCap ? 'bigCap' : 'cap',
   };
-  const [row] = await runShaped<PageItems, ViewShape>(database, CARTERA_PAGE, shape, { ...filterValuesOf(entityId, f), ...window.values }, optionsOf(shape));
+  const values = { ...filterValuesOf(reader.entityId, f), ...window.values, userId: reader.userId };
+  const [row] = await runShaped<PageItems, ViewShape>(database, CARTERA_PAGE, shape, values, optionsOf(shape));
   return row!;
 }
 

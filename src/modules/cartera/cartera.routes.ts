@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../platform/auth/guard.js';
+import { pendingPrincipalOf, principalOf } from '../../platform/auth/guard.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import { IdParams } from '../../platform/http/ids.js';
 import { sendJsonText } from '../../platform/http/json-text.js';
@@ -26,18 +26,18 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
   app.get(
     '/cartera/leads',
     {
-      config: { auth: 'cartera.leads_list.view' },
+      config: { auth: 'cartera.leads_list.view', membershipReadAlong: true },
       schema: { tags, summary: 'Portfolio of leads', querystring: CarteraListQuery, response: { 200: CarteraLeadList } },
     },
-    async (request, reply) => sendJsonText(reply, await service.list(principalOf(request), 'lead', request.query)),
+    async (request, reply) => sendJsonText(reply, await service.list(pendingPrincipalOf(request), 'lead', request.query)),
   );
   app.get(
     '/cartera/clients',
     {
-      config: { auth: 'cartera.clients_list.view' },
+      config: { auth: 'cartera.clients_list.view', membershipReadAlong: true },
       schema: { tags, summary: 'Portfolio of clients', querystring: CarteraListQuery, response: { 200: CarteraClientList } },
     },
-    async (request, reply) => sendJsonText(reply, await service.list(principalOf(request), 'client', request.query)),
+    async (request, reply) => sendJsonText(reply, await service.list(pendingPrincipalOf(request), 'client', request.query)),
   );
   app.get(
     '/cartera/leads/:id',

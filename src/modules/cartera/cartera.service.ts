@@ -7,7 +7,7 @@
  * migration 0024): a list answers them as JSON text, unparsed.
  */
 import type { PreparedRunner } from '../../db/prepared-sql.js';
-import type { Principal } from '../../platform/auth/authenticator.js';
+import type { PendingPrincipal, Principal } from '../../platform/auth/authenticator.js';
 import { createCappedCounts } from '../../db/paging.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, pageText } from '../../platform/http/pagination.js';
@@ -39,15 +39,23 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
   }
 
   return {
-    /** The page of `CarteraItem<K>` as its response body (`{ data, pagination }`, JSON text). */
-    async list(caller: Principal, kind: CarteraKind, q: CarteraListQuery): Promise<string> {
+    /**
+     * The page of `CarteraItem<K>` as its response body (`{ data, pagination }`, JSON text). The page
+     * statement reads the caller's principal along, and nothing of the page is answered before it is
+     * confirmed (401/403 otherwise).
+     */
+    async list(caller: PendingPrincipal, kind: CarteraKind, q: CarteraListQuery): Promise<string> {
       const filter = filterOf(kind, q);
       const page = { limit: q.limit, offset: q.offset, sort: q.sort ?? '-creation' };
       const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
         filter,
         page,
-        read: (counted) => selectCartera(database, caller.entityId, filter, page, counted),
+        read: async (counted) => {
+          const read = await selectCartera(database, caller, filter, page, counted);
+          await caller.confirm(read.principal ?? null);
+          return read;
+        },
         count: () => countCartera(database, caller.entityId, filter, countCapFor(page)),
       });
       return pageText(q, items, total, capped);

@@ -6,6 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { countCapLimit, isoTimestamp, pageOfItems, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement, statement } from '../../db/statement.js';
+import { principalAlong } from '../identity/index.js';
 import { hasEffectiveSeller } from '../records/index.js';
 
 export type CarteraKind = 'lead' | 'client';
@@ -116,7 +117,8 @@ const FILTER_SHAPES: FilterShape[] = everyShape({
 
 /**
  * One page of a view in a sort's order as one row (`pageOfItems`): its stored items joined, with the capped
- * count unless `total` is null (a list known to reach its cap).
+ * count unless `total` is null (a list known to reach its cap), and the caller's principal text read along
+ * (`principal`, for user `userId`: see `PendingPrincipal`).
  */
 export const CARTERA_PAGE = shapedStatement<ViewShape>('crm_cartera_page', {
   shapes: FILTER_SHAPES.flatMap((filter) =>
@@ -133,7 +135,12 @@ export const CARTERA_PAGE = shapedStatement<ViewShape>('crm_cartera_page', {
       ),
     ),
   ),
-  build: (shape) => pageOfItems(viewStatement(shape), shape.total ? cappedCount(shape, shape.total === 'bigCap') : undefined),
+  build: (shape) =>
+    pageOfItems(
+      viewStatement(shape),
+      shape.total ? cappedCount(shape, shape.total === 'bigCap') : undefined,
+      principalAlong(sql.placeholder('userId'), sql.placeholder('entityId')),
+    ),
 });
 
 /** One lead (or client) of a view. */

@@ -4,7 +4,7 @@
  * no other module queries them (docs/architecture.md).
  */
 import type { Database, Db } from '../../db/client.js';
-import type { PrincipalRecord } from '../../platform/auth/authenticator.js';
+import type { PrincipalLoader } from '../../platform/auth/authenticator.js';
 import { AppError, validationFailed } from '../../platform/errors.js';
 import type { ErpMembership } from '../../integrations/erp/index.js';
 import { createPrincipalLoader } from './principal.service.js';
@@ -29,8 +29,11 @@ interface EntityProfile {
 }
 
 export interface IdentityService {
-  /** The guard's read of a user in an entity (platform `PrincipalLoader`): one round trip unless the grants changed. */
-  loadPrincipal: (userId: number, entityId: number) => Promise<PrincipalRecord | undefined>;
+  /**
+   * The guard's read of a user in an entity (platform `PrincipalLoader`): one round trip unless the grants
+   * changed, or none when a route's statement read the principal along (`principalAlong`).
+   */
+  principals: PrincipalLoader;
   /** Keys `${userId}:${entityId}` of the pairs that are still active memberships (one statement). */
   activeMemberships: (pairs: { userId: number; entityId: number }[]) => Promise<Set<string>>;
   /**
@@ -61,7 +64,7 @@ export type { MembershipChanges };
 export function createIdentityService(deps: { database: Database; db?: Db }): IdentityService {
   const db = deps.db ?? deps.database.db;
   return {
-    loadPrincipal: createPrincipalLoader(deps.database),
+    principals: createPrincipalLoader(deps.database),
     async activeMemberships(pairs) {
       const rows = await activePairs(db, pairs);
       return new Set(rows.map((r) => `${r.userId}:${r.entityId}`));

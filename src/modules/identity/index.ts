@@ -14,6 +14,7 @@ import { createEmployeeService } from './employee.service.js';
 
 export { createIdentityService, type IdentityService, type MembershipChanges } from './identity.service.js';
 export { createDirectoryService, type DirectoryService } from './directory.service.js';
+export { principalAlong } from './principal.sql.js';
 export { seedIdentityDemo, type IdentityDemo } from './demo.seed.js';
 
 /** Registers `/api/roles`, `/api/subscriptions` and `/employees` (bare and under `/api`). */

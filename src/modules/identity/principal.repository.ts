@@ -4,6 +4,7 @@
  * subscriptions reaching the membership with their roles' base codes and overrides.
  */
 import type { Database } from '../../db/client.js';
+import { runShaped } from '../../db/prepared-sql.js';
 import { runStatement } from '../../db/statement.js';
 import { LOAD_PRINCIPAL, LOAD_SUBSCRIPTIONS } from './principal.sql.js';
 import type { SubscriptionGrant, SubscriptionLevel } from '../../platform/permissions/resolve.js';
@@ -50,7 +51,7 @@ export function grantsOf(text: string): SubscriptionGrant[] {
  * JSON text (equal texts for equal reads: `principalRowOf` parses it); undefined when the user does not exist.
  */
 export async function loadPrincipalText(database: Database, userId: number, entityId: number): Promise<string | undefined> {
-  const [row] = await runStatement<{ principal: string }>(database, LOAD_PRINCIPAL, [userId, entityId]);
+  const [row] = await runShaped<{ principal: string }, undefined>(database, LOAD_PRINCIPAL, undefined, { userId, entityId });
   return row?.principal;
 }
 

@@ -14,7 +14,7 @@ import { grantsOf, loadPrincipalText, loadSubscriptions, principalRowOf, type Pr
 /** Characters of principals' and subscriptions' text remembered per process (a few KB per membership with many codes). */
 const REMEMBERED_TEXT = 8_000_000;
 
-function recordOf(row: PrincipalRow, subscriptionsText: string): PrincipalRecord {
+function recordFrom(row: PrincipalRow, subscriptionsText: string): PrincipalRecord {
   return {
     userId: row.userId,
     email: row.email,
@@ -36,22 +36,31 @@ export function createPrincipalLoader(database: Database): PrincipalLoader {
     sizeCalculation: (record, text) => text.length + record.subscriptionsKey.length,
   });
 
-  return async (userId, entityId) => {
-    const text = await loadPrincipalText(database, userId, entityId);
-    if (text === undefined) return undefined;
+  /** The record of `text` (a principal's text as `LOAD_PRINCIPAL` reads it) for user `userId` in `entityId`. */
+  async function recordOf(text: string, userId: number, entityId: number): Promise<PrincipalRecord> {
     const known = records.get(text);
     if (known !== undefined) return known;
     const row = principalRowOf(text);
     if (row.employeeId === null) {
-      const record = recordOf(row, '[]');
+      const record = recordFrom(row, '[]');
       records.set(text, record);
       return record;
     }
     const loaded = await loadSubscriptions(database, row.employeeId, userId, entityId);
-    const record = recordOf(row, loaded.text);
+    const record = recordFrom(row, loaded.text);
     // Remembered only when the subscriptions were read under the version read with the principal: after a
     // change committed between the two reads, this text is an older version's, and the next request reads the newer one.
     if (row.grantsVersion !== null && loaded.grantsVersion === row.grantsVersion) records.set(text, record);
     return record;
+  }
+
+  return {
+    async load(userId, entityId) {
+      const text = await loadPrincipalText(database, userId, entityId);
+      return text === undefined ? undefined : recordOf(text, userId, entityId);
+    },
+    async fromText(text, userId, entityId) {
+      return text === null ? undefined : recordOf(text, userId, entityId);
+    },
   };
 }

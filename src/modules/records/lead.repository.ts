@@ -4,7 +4,7 @@ import { likePattern, type PageRequest } from '../../platform/http/pagination.js
 import { lead } from './lead.table.js';
 import { contact } from './contact.table.js';
 import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-sql.js';
-import type { PageItems } from '../../db/paging.js';
+import type { PageItems, PageReader } from '../../db/paging.js';
 import { LEAD_COUNT, LEAD_LIST } from './lead.sql.js';
 import { lockLeadSellers, refreshLeadSellers } from './lead-seller.repository.js';
 
@@ -29,12 +29,18 @@ function statementOf(entityId: number, f: LeadFilter) {
 /**
  * A page of leads, newest first (the `lead_entity_id_created_at_idx` order), as one row: the leads' stored
  * list items (`LeadResponse` as JSON text) joined; with `counted`, the matching count capped at
- * `countCapFor(f)` (see paging.ts) as `total`, in the same statement. The seller filter is planned per call
- * (see `RunOptions`).
+ * `countCapFor(f)` (see paging.ts) as `total`, in the same statement; and the reader's principal text as
+ * `principal`, read along. Scoped by `reader.entityId`. The seller filter is planned per call (see `RunOptions`).
  */
-export async function listLeads(database: PreparedRunner, entityId: number, f: LeadFilter, counted: boolean): Promise<PageItems> {
-  const { shape, values, options } = statementOf(entityId, f);
-  const [page] = await runShaped<PageItems, typeof shape & { counted: boolean }>(database, LEAD_LIST, { ...shape, counted }, values, options);
+export async function listLeads(database: PreparedRunner, reader: PageReader, f: LeadFilter, counted: boolean): Promise<PageItems> {
+  const { shape, values, options } = statementOf(reader.entityId, f);
+  const [page] = await runShaped<PageItems, typeof shape & { counted: boolean }>(
+    database,
+    LEAD_LIST,
+    { ...shape, counted },
+    { ...values, userId: reader.userId },
+    options,
+  );
   return page!;
 }
 

@@ -1,6 +1,6 @@
 import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../platform/auth/guard.js';
+import { pendingPrincipalOf, principalOf } from '../../platform/auth/guard.js';
 import { IdParams } from '../../platform/http/ids.js';
 import { sendJsonText } from '../../platform/http/json-text.js';
 import { CreateLeadBody, LeadListQuery, LeadListResponse, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
@@ -11,8 +11,8 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ service: LeadService }> = a
   const tags = ['records'];
   app.get(
     '/leads',
-    { config: { auth: 'leads.view' }, schema: { tags, summary: 'List leads and clients', querystring: LeadListQuery, response: { 200: LeadListResponse } } },
-    async (request, reply) => sendJsonText(reply, await service.list(principalOf(request), request.query)),
+    { config: { auth: 'leads.view', membershipReadAlong: true }, schema: { tags, summary: 'List leads and clients', querystring: LeadListQuery, response: { 200: LeadListResponse } } },
+    async (request, reply) => sendJsonText(reply, await service.list(pendingPrincipalOf(request), request.query)),
   );
   app.get(
     '/leads/:id',

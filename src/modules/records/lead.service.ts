@@ -6,7 +6,7 @@ import { changeEventsOf, transaction } from '../../platform/transactions/transac
 import { pageText } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import { createCappedCounts } from '../../db/paging.js';
-import type { Principal } from '../../platform/auth/authenticator.js';
+import type { PendingPrincipal, Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { normalizePhone } from './channel-identifier.js';
@@ -66,16 +66,21 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
   return {
     /**
      * A page of the lead list as its response body (`LeadListResponse` as JSON text, for `sendJsonText`):
-     * the leads' stored list items, joined as they are.
+     * the leads' stored list items, joined as they are. The page statement reads the caller's principal
+     * along, and nothing of the page is answered before it is confirmed (401/403 otherwise).
      */
-    async list(caller: Principal, q: LeadListQuery): Promise<string> {
+    async list(caller: PendingPrincipal, q: LeadListQuery): Promise<string> {
       const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
       const page = { limit: q.limit, offset: q.offset };
       const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
         filter,
         page,
-        read: (counted) => listLeads(database, caller.entityId, { ...filter, ...page }, counted),
+        read: async (counted) => {
+          const read = await listLeads(database, caller, { ...filter, ...page }, counted);
+          await caller.confirm(read.principal ?? null);
+          return read;
+        },
         count: () => countLeads(database, caller.entityId, { ...filter, ...page }),
       });
       return pageText(q, items, total, capped);

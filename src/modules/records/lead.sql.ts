@@ -6,6 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { countCapLimit, pageOfItems, pageWindow, PAGE_SHAPES, type PageShape } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement } from '../../db/statement.js';
+import { principalAlong } from '../identity/index.js';
 import { hasEffectiveSeller } from './seller-derivation.sql.js';
 
 /** What of a filter the list statement's text depends on; values are placeholders (`entityId`, `groupId`, `search`, `employeeId`). */
@@ -39,7 +40,8 @@ const SHAPES: (LeadListShape & PageShape)[] = everyShape({
 
 /**
  * A page of leads, newest first, as one row (`pageOfItems`): the stored list items (`lead.list_item`, JSON
- * text) joined; with `counted`, the capped count as `total` (placeholders: the filter's, `offset`, `cap`).
+ * text) joined; with `counted`, the capped count as `total`; and the caller's principal text read along
+ * (`principal`, for user `userId`: see `PendingPrincipal`). Placeholders: the filter's, `offset`, `cap`, `userId`.
  */
 export const LEAD_LIST = shapedStatement('crm_leads_list', {
   shapes: SHAPES.flatMap((shape) => [true, false].map((counted) => ({ ...shape, counted }))),
@@ -47,6 +49,7 @@ export const LEAD_LIST = shapedStatement('crm_leads_list', {
     pageOfItems(
       sql`select l.list_item as item from lead l where ${listWhere(s)} order by l.created_at desc, l.id desc ${pageWindow(s.limit, s.offset)}`,
       s.counted ? countedLeads(s) : undefined,
+      principalAlong(sql.placeholder('userId'), sql.placeholder('entityId')),
     ),
 });
 
