@@ -65,11 +65,7 @@ export const BENCH_SECRETS = { jwtSecret: 'bench-secret-bench-secret-bench-secre
  */
 export async function signBenchToken(database: Database, userId: number, entityId: number): Promise<string> {
   const tokens = createTokenService(BENCH_SECRETS.jwtSecret);
-  const principal = await createAuthenticator({ principals: createIdentityService({ database }).principals, tokens }).principalFor(
-    userId,
-    entityId,
-    'web',
-  );
+  const principal = await createAuthenticator({ principals: createIdentityService({ database }).principals, tokens }).principalFor(userId, entityId, 'web');
   if (!principal) throw new Error(`bench user ${userId} has no principal in entity ${entityId}`);
   return (await tokens.sign(claimsFor(principal))).token;
 }

@@ -11,7 +11,10 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ service: LeadService }> = a
   const tags = ['records'];
   app.get(
     '/leads',
-    { config: { auth: 'leads.view', membershipReadAlong: true }, schema: { tags, summary: 'List leads and clients', querystring: LeadListQuery, response: { 200: LeadListResponse } } },
+    {
+      config: { auth: 'leads.view', membershipReadAlong: true },
+      schema: { tags, summary: 'List leads and clients', querystring: LeadListQuery, response: { 200: LeadListResponse } },
+    },
     async (request, reply) => sendJsonText(reply, await service.list(pendingPrincipalOf(request), request.query)),
   );
   app.get(
