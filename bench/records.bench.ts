@@ -3,7 +3,8 @@
  * contact per record, a seller on half the groups and a tenth of the records), then at 50 connections:
  * the auth-only baseline, `GET /leads?limit=50`, `GET /cartera/leads?limit=50` and the seller-filtered
  * portfolio, each next to its ceiling: a bare authenticated route running the list route's own SQL (same
- * repository call, filters and page) registered by the benchmark only (records-server.child.ts). Then the
+ * repository call, filters and page, the caller's membership read along as the routes read it) registered
+ * by the benchmark only (records-server.child.ts). Then the
  * streamed xlsx export of every lead with the serving process's RSS sampled every 20 ms. The
  * `EXPLAIN (ANALYZE, BUFFERS)` plans of the list statements are written to bench/plans/.
  * `BENCH_RECORDS_SCALE_TO=1000000` then grows the same data tenfold in place and measures the lists, the
@@ -158,7 +159,7 @@ export async function run(): Promise<BenchSection> {
       '',
       table(measured, baseline.title),
       '',
-      'Each list route against its ceiling (the same repository call and SQL behind a bare authenticated route, the stored items as JSON text, joined as they are):',
+      "Each list route against its ceiling (the same repository call and SQL, the caller's membership read along, behind a bare authenticated route, the stored items as JSON text, joined as they are):",
       '',
       ceilingTable(measured, rows),
       '',

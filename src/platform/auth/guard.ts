@@ -74,6 +74,13 @@ export const authGuard = fp(
   async (app: FastifyInstance, opts: { authenticator: Authenticator }) => {
     app.decorateRequest('principal', null);
     app.decorateRequest('pendingPrincipal', null);
+    /** On `membershipReadAlong` routes: a held validation error, answered once the caller is confirmed on its own. */
+    const answerHeldValidation: preHandlerAsyncHookHandler = async (request) => {
+      if (!request.validationError) return;
+      admitted(request, await opts.authenticator.authenticate(bearerOf(request)));
+      throw request.validationError;
+    };
+
     app.addHook('onRoute', (route) => {
       const auth = route.config?.auth;
       if (auth === undefined) {
@@ -95,13 +102,6 @@ export const authGuard = fp(
         route.preHandler = [answerHeldValidation, ...own] as typeof route.preHandler;
       }
     });
-
-    /** On `membershipReadAlong` routes: a held validation error, answered once the caller is confirmed on its own. */
-    const answerHeldValidation: preHandlerAsyncHookHandler = async (request) => {
-      if (!request.validationError) return;
-      admitted(request, await opts.authenticator.authenticate(bearerOf(request)));
-      throw request.validationError;
-    };
 
     app.addHook('onRequest', async (request) => {
       const { auth, membershipReadAlong } = request.routeOptions.config;
