@@ -80,7 +80,8 @@ async function prepare(): Promise<Prepared> {
  */
 async function defineQueues(database: Database): Promise<void> {
   const [{ buildApp }, { loadConfig }] = await Promise.all([import('../../src/app.js'), import('../../src/config.js')]);
-  // Any secrets do: the app only starts and stops.
+  // Not test-app.ts's `testConfig`: it loads vitest's runner API, which a global setup may not import. Any
+  // secrets do: the app only starts and stops.
   const jwtSecret = 'template-secret-template-secret-0123456789';
   const erpSessionEncryptionKey = '0'.repeat(64);
   const app = await buildApp({
