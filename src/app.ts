@@ -14,6 +14,7 @@ import type { Database } from './db/client.js';
 import type { ResolvedSecrets } from './platform/secrets.js';
 import type { AppContext } from './platform/context.js';
 import { installErrorHandler } from './platform/http/error-handler.js';
+import { installJsonBodyParser } from './platform/http/json-body.js';
 import { metricsPlugin } from './platform/http/metrics.js';
 import { inFlightPlugin } from './platform/http/in-flight.js';
 import { drainPlugin } from './platform/http/drain.js';
@@ -184,6 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     void reply.header('x-request-id', request.id);
   });
   installErrorHandler(app);
+  installJsonBodyParser(app);
   if (config.http.contractCheck) await app.register(contractCheck, { onViolation: deps.onContractViolation });
   await app.register(metricsPlugin);
   ctx.queue.registerMetrics(app.metrics);

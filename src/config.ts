@@ -97,7 +97,17 @@ export interface Config {
    * (`WIDGET_RATE_LIMIT_PER_IP`) and per visitor (`WIDGET_RATE_LIMIT_PER_VISITOR`), in Redis when configured;
    * the longest visitor text (`WIDGET_MAX_TEXT_LENGTH`, characters).
    */
-  widget: { ratePerIp: number; ratePerVisitor: number; maxTextLength: number };
+  widget: {
+    ratePerIp: number;
+    ratePerVisitor: number;
+    maxTextLength: number;
+    /** New visitors per hour per website and address range, /24 or /64 (`WIDGET_NEW_VISITORS_PER_RANGE`). */
+    newVisitorsPerRange: number;
+    /** New visitors per hour per website (`WIDGET_NEW_VISITORS_PER_WEBSITE`). */
+    newVisitorsPerWebsite: number;
+    /** Seconds an identity signature holds after its timestamp (`WIDGET_IDENTITY_MAX_AGE_SECONDS`). */
+    identityMaxAgeSeconds: number;
+  };
   erp: {
     env: ErpEnv;
     url: string;
@@ -172,6 +182,15 @@ export interface Config {
     quotaBytesPerEntity: number;
     /** Uploads an entity may presign in 24 hours (`MEDIA_QUOTA_UPLOADS_PER_DAY`; 0: no quota). */
     quotaUploadsPerDay: number;
+    /** Website chat visitors' uploads, which never count against the two quotas above (issue 48). */
+    visitorQuotas: {
+      /** Uploads a visitor may have presigned and not yet sent (`WIDGET_UPLOADS_PENDING_PER_VISITOR`). */
+      pendingPerVisitor: number;
+      /** Bytes a visitor may send in 24 hours (`WIDGET_UPLOAD_BYTES_PER_VISITOR_PER_DAY`). */
+      bytesPerVisitorPerDay: number;
+      /** Bytes the visitors of one website may send in 24 hours (`WIDGET_UPLOAD_BYTES_PER_WEBSITE_PER_DAY`). */
+      bytesPerWebsitePerDay: number;
+    };
   };
 }
 
@@ -236,6 +255,9 @@ export function loadConfig(env: Env = process.env): Config {
       ratePerIp: read.int('WIDGET_RATE_LIMIT_PER_IP', 600, { min: 1 }),
       ratePerVisitor: read.int('WIDGET_RATE_LIMIT_PER_VISITOR', 120, { min: 1 }),
       maxTextLength: read.int('WIDGET_MAX_TEXT_LENGTH', 4000, { min: 1, max: 65536 }),
+      newVisitorsPerRange: read.int('WIDGET_NEW_VISITORS_PER_RANGE', 20, { min: 1 }),
+      newVisitorsPerWebsite: read.int('WIDGET_NEW_VISITORS_PER_WEBSITE', 1000, { min: 1 }),
+      identityMaxAgeSeconds: read.int('WIDGET_IDENTITY_MAX_AGE_SECONDS', 24 * 3600, { min: 60, max: 30 * 24 * 3600 }),
     },
     erp: {
       env: erpEnv,
@@ -288,6 +310,11 @@ export function loadConfig(env: Env = process.env): Config {
       ffmpegPath: read.string('MEDIA_FFMPEG_PATH') ?? 'ffmpeg',
       quotaBytesPerEntity: read.int('MEDIA_QUOTA_BYTES_PER_ENTITY', 20 * 1024 ** 3, { min: 0 }),
       quotaUploadsPerDay: read.int('MEDIA_QUOTA_UPLOADS_PER_DAY', 5000, { min: 0 }),
+      visitorQuotas: {
+        pendingPerVisitor: read.int('WIDGET_UPLOADS_PENDING_PER_VISITOR', 3, { min: 1 }),
+        bytesPerVisitorPerDay: read.int('WIDGET_UPLOAD_BYTES_PER_VISITOR_PER_DAY', 100 * 1024 ** 2, { min: 1 }),
+        bytesPerWebsitePerDay: read.int('WIDGET_UPLOAD_BYTES_PER_WEBSITE_PER_DAY', 2 * 1024 ** 3, { min: 1 }),
+      },
     },
   };
 

@@ -36,13 +36,14 @@ const base = script ? new URL(script.src, location.href).origin : location.origi
 const api = `${base}/api/widget/${encodeURIComponent(websiteToken)}`;
 const storageKey = `crm-widget:${websiteToken}`;
 /**
- * A site that logs its customers in adds `data-identifier` and `data-identity-signature` (hex HMAC-SHA256 of the
- * identifier with the account's identity secret, computed on its server): the visitor is then that customer on
- * every device, and resumes by signing again rather than with a stored token.
+ * A site that logs its customers in adds `data-identifier`, `data-identity-timestamp` (Unix seconds) and
+ * `data-identity-signature` (hex HMAC-SHA256 of `<timestamp>.<identifier>` with the account's identity secret,
+ * computed on its server at each page load): the visitor is then that customer on every device, and resumes by
+ * signing again rather than with a stored token.
  */
 const identity =
-  script?.dataset.identifier && script.dataset.identitySignature
-    ? { identifier: script.dataset.identifier, signature: script.dataset.identitySignature }
+  script?.dataset.identifier && script.dataset.identitySignature && script.dataset.identityTimestamp
+    ? { identifier: script.dataset.identifier, timestamp: Number(script.dataset.identityTimestamp), signature: script.dataset.identitySignature }
     : undefined;
 
 const CSS = `
@@ -231,7 +232,15 @@ async function start(): Promise<void> {
     socket.on('widget.typing', ({ typing: on }: { typing: boolean }) => (typing.textContent = on ? `${config.display_name} is typing…` : ''));
     socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
       const code = err.data?.code;
-      if (code === 'visitor_token_expired' || code === 'visitor_token_revoked') void resume();
+      if (code === 'visitor_token_expired' || code === 'visitor_token_revoked') void resume().then((ok) => ok && socket?.connect());
+    });
+    // The service closes the sockets of a replaced token: this tab's own resume, or another tab's (whose token
+    // is then in storage). Open again with the newest one.
+    socket.on('disconnect', (reason: string) => {
+      if (reason !== 'io server disconnect' || !session) return;
+      const stored = localStorage.getItem(storageKey);
+      if (!identity && stored && stored !== session.visitor_token) saveToken({ ...session, visitor_token: stored });
+      socket?.connect();
     });
     // Refresh the token before it expires (a resume rotates it).
     setInterval(() => void resume(), Math.max(60, session.expires_in - 300) * 1000);

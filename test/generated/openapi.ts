@@ -3303,7 +3303,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start or resume a visitor session (a new visitor token each time) */
+        /** Start or resume a visitor session (a new visitor token each time; a resume revokes the token it replaces) */
         post: operations["postWidgetByWebsiteTokenSession"];
         delete?: never;
         options?: never;
@@ -3338,7 +3338,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Presign the upload of an image or document (the media limits per kind); send it with its ticket */
+        /** Presign the upload of an image or document (the media limits per kind, the visitor budgets); send it with its ticket */
         post: operations["postWidgetByWebsiteTokenUploads"];
         delete?: never;
         options?: never;
@@ -30656,7 +30656,9 @@ export interface operations {
                     identity?: {
                         /** @description The site's id of its logged-in customer */
                         identifier: string;
-                        /** @description hex HMAC-SHA256(identity secret, identifier) */
+                        /** @description When the site signed, in Unix seconds; the signature holds for WIDGET_IDENTITY_MAX_AGE_SECONDS (24 h) after it */
+                        timestamp: number;
+                        /** @description hex HMAC-SHA256(identity secret, "<timestamp>.<identifier>") */
                         signature: string;
                     };
                     prechat?: {
@@ -30717,7 +30719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_identity_signature`, `invalid_visitor_token`, `visitor_token_revoked` */
+            /** @description `invalid_identity_signature`, `identity_signature_expired`, `invalid_visitor_token`, `visitor_token_revoked` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30744,7 +30746,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            /** @description `rate_limited`: too many requests from this address, or too many new visitors from its range or on this website; `Retry-After` */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -30951,7 +30953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            /** @description `rate_limited`; `upload_limit_reached`: the attachment is past the visitor’s or the website’s daily budget */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -31036,7 +31038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `origin_not_allowed`, `media_quota_exceeded` */
+            /** @description `origin_not_allowed`: the page is not on an origin the account allows */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31054,7 +31056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited`: too many requests from this address or visitor; `Retry-After` says when to retry */
+            /** @description `rate_limited`; `upload_limit_reached`: too many unsent uploads, or past the visitor’s or the website’s daily budget */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,8 @@
 /**
  * The website chat across two service processes on one PostgreSQL database and one Redis (issue 32): a visitor
  * whose socket is on instance B hears the reply an agent sends through instance A, and the agent's socket on B
- * hears the visitor's message sent through A (the gateway's adapter carries `/widget` too). Runs only when
+ * hears the visitor's message sent through A (the gateway's adapter carries `/widget` too), and a resume
+ * through A closes the replaced token's socket on B. Runs only when
  * TEST_DATABASE_URL and REDIS_URL are set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +82,15 @@ describe.runIf(process.env.TEST_DATABASE_URL && process.env.REDIS_URL)('the webs
     expect(reply.status).toBe(202);
     const pushed = await waitFor(() => visitor.events.find((e) => e.name === 'widget.message'), 15_000);
     expect(pushed.payload.message).toMatchObject({ author: 'agent', text: 'answered through A' });
+
+    // A resume through A revokes the token, and closes its socket on B.
+    const closed = new Promise<string>((resolve) => visitor.socket.once('disconnect', resolve));
+    const resumed = await fetch(`${a.baseUrl}/api/widget/${website}/session`, {
+      method: 'POST',
+      headers: { ...json, origin: SITE },
+      body: JSON.stringify({ visitor_token: session.visitor_token }),
+    });
+    expect(resumed.status).toBe(200);
+    expect(await closed).toBe('io server disconnect');
   }, 60_000);
 });

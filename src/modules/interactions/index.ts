@@ -125,7 +125,7 @@ export async function registerInteractionsModule(
   });
 
   // The website chat's visitors (issue 32): the send path delivers web messages to their sockets.
-  const widgetHub = createWidgetNamespace(realtime, log);
+  const widgetHub = createWidgetNamespace(realtime, log, ctx.config.publicBaseUrl);
   const outbound = createOutboundService({
     db,
     web: webDeliveryTo(widgetHub),
@@ -178,6 +178,7 @@ export async function registerInteractionsModule(
     hub: widgetHub,
     media,
     settings: ctx.config.widget,
+    publicBaseUrl: ctx.config.publicBaseUrl,
   });
   const timeZoneOf = async (entityId: number) => (await identity.entity(entityId))?.timeZone ?? 'America/Guatemala';
   await registerBareAndApi(app, reportRoutes, { service: createReportService({ db, timeZoneOf }) });

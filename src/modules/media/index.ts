@@ -71,6 +71,7 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
     jobs,
     publicBaseUrl: m.publicBaseUrl,
     quotas: { bytesPerEntity: m.quotaBytesPerEntity, uploadsPerDay: m.quotaUploadsPerDay },
+    visitorQuotas: m.visitorQuotas,
   });
   const mod: MediaModule = { service, storage, jobs, housekeeping };
   app.decorate('media', mod);

@@ -1,6 +1,7 @@
 /**
  * Media housekeeping, run by a schedule: removes uploads never finalized (and failed ones) older than
- * `pendingUploadTtlHours`, with their objects; removes originals `originalRetentionDays` after their
+ * `pendingUploadTtlHours`, and website chat visitors' unsent uploads once their place expires (minutes:
+ * `VISITOR_PENDING_TTL_MS`), with their objects; removes originals `originalRetentionDays` after their
  * optimized version was made (0 keeps them); and re-dispatches objects stuck in `processing` (a process
  * that stopped mid-job, or a crash between commit and enqueue). Each step works in bounded batches.
  */
@@ -8,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
 import { uploadKeyOf } from './media.keys.js';
+import { VISITOR_PENDING_TTL_MS } from './media.service.js';
 import { abandonedUploads, deleteMedia, expiredOriginals, markOriginalDeleted, stalledProcessing } from './media.repository.js';
 
 export interface HousekeepingDeps {
@@ -35,7 +37,8 @@ export function createMediaHousekeeping(deps: HousekeepingDeps) {
     /** One pass as of `now`. */
     async run(now = new Date()): Promise<HousekeepingReport> {
       const report: HousekeepingReport = { removedUploads: 0, removedOriginals: 0, redispatched: 0 };
-      for (const row of await abandonedUploads(db, new Date(now.getTime() - deps.pendingUploadTtlHours * 3600_000), BATCH)) {
+      const before = new Date(now.getTime() - deps.pendingUploadTtlHours * 3600_000);
+      for (const row of await abandonedUploads(db, before, new Date(now.getTime() - VISITOR_PENDING_TTL_MS), BATCH)) {
         await storage.delete(row.originalKey);
         await storage.delete(uploadKeyOf(row.originalKey));
         await deleteMedia(db, row.id);

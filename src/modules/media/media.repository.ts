@@ -47,19 +47,55 @@ export async function lockEntityUploads(tx: Db, entityId: number): Promise<void>
 }
 
 /**
- * What an entity holds against its quotas: declared bytes of its objects that did not fail, and the
- * uploads presigned since `since` with the oldest of them (when it leaves the window).
+ * What an entity's staff holds against its quotas: declared bytes of its objects that did not fail, and the
+ * uploads presigned since `since` with the oldest of them (when it leaves the window). Visitors' uploads
+ * are not the staff's (`visitorUploadUsage`).
  */
 export async function uploadUsage(db: Db, entityId: number, since: Date): Promise<{ bytes: number; recentUploads: number; oldestRecent: Date | null }> {
   const [held] = await db
     .select({ bytes: sum(mediaObject.size) })
     .from(mediaObject)
-    .where(and(eq(mediaObject.entityId, entityId), ne(mediaObject.status, 'failed')));
+    .where(and(eq(mediaObject.entityId, entityId), ne(mediaObject.status, 'failed'), isNull(mediaObject.visitorId)));
   const [recent] = await db
     .select({ n: count(), oldest: min(mediaObject.createdAt) })
     .from(mediaObject)
-    .where(and(eq(mediaObject.entityId, entityId), gte(mediaObject.createdAt, since)));
+    .where(and(eq(mediaObject.entityId, entityId), gte(mediaObject.createdAt, since), isNull(mediaObject.visitorId)));
   return { bytes: Number(held?.bytes ?? 0), recentUploads: recent?.n ?? 0, oldestRecent: recent?.oldest ? new Date(recent.oldest) : null };
+}
+
+/** First key of the website's advisory locks for its visitors' uploads (the second is the website id). */
+const VISITOR_UPLOAD_LOCK = 0x76697369;
+
+/** Serializes the budget checks of one website's visitor uploads until `tx` ends. */
+export async function lockWebsiteUploads(tx: Db, websiteId: number): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${VISITOR_UPLOAD_LOCK}, ${websiteId}::int)`);
+}
+
+const SENT = sql`${mediaObject.status} in ('processing', 'ready')`;
+
+/**
+ * What a website chat visitor holds against its budgets: bytes of its uploads sent (finalized) since
+ * `since`, the same for its website, and its uploads presigned since `pendingSince` and not sent yet.
+ */
+export async function visitorUploadUsage(
+  db: Db,
+  entityId: number,
+  visitor: { id: number; websiteId: number },
+  since: Date,
+  pendingSince: Date,
+): Promise<{ visitorBytes: number; websiteBytes: number; pending: number }> {
+  const [mine] = await db
+    .select({
+      bytes: sql<string>`coalesce(sum(${mediaObject.size}) filter (where ${SENT}), 0)`,
+      pending: sql<string>`count(*) filter (where ${mediaObject.status} = 'pending' and ${mediaObject.createdAt} >= ${pendingSince.toISOString()})`,
+    })
+    .from(mediaObject)
+    .where(and(eq(mediaObject.visitorId, visitor.id), eq(mediaObject.entityId, entityId), gte(mediaObject.createdAt, since)));
+  const [site] = await db
+    .select({ bytes: sql<string>`coalesce(sum(${mediaObject.size}) filter (where ${SENT}), 0)` })
+    .from(mediaObject)
+    .where(and(eq(mediaObject.websiteId, visitor.websiteId), eq(mediaObject.entityId, entityId), gte(mediaObject.createdAt, since)));
+  return { visitorBytes: Number(mine?.bytes ?? 0), pending: Number(mine?.pending ?? 0), websiteBytes: Number(site?.bytes ?? 0) };
 }
 
 /** A job's re-read: by id alone (payloads carry ids only). */
@@ -93,12 +129,20 @@ export async function transition(
   return row;
 }
 
-/** Uploads presigned before `before` and never finalized, plus failed ones (oldest first). */
-export async function abandonedUploads(db: Db, before: Date, limit: number): Promise<MediaObjectRow[]> {
+/**
+ * Uploads presigned before `before` and never finalized, plus failed ones, and visitors' uploads presigned
+ * before `visitorBefore` and never finalized (oldest first).
+ */
+export async function abandonedUploads(db: Db, before: Date, visitorBefore: Date, limit: number): Promise<MediaObjectRow[]> {
   return db
     .select()
     .from(mediaObject)
-    .where(and(inArray(mediaObject.status, ['pending', 'failed']), lt(mediaObject.createdAt, before)))
+    .where(
+      or(
+        and(inArray(mediaObject.status, ['pending', 'failed']), lt(mediaObject.createdAt, before)),
+        and(eq(mediaObject.status, 'pending'), lt(mediaObject.createdAt, visitorBefore), isNotNull(mediaObject.visitorId)),
+      ),
+    )
     .orderBy(mediaObject.createdAt)
     .limit(limit);
 }

@@ -6,7 +6,8 @@
  * reads of the optimized version. Errors: 400 `media_too_large`, `media_type_not_allowed`,
  * `upload_size_mismatch`, `upload_type_mismatch`; 403 `media_quota_exceeded`; 404 `not_found` (also
  * another entity's object); 409 `upload_missing`, `media_not_ready`, `original_removed`; 429
- * `media_upload_limit_reached`.
+ * `media_upload_limit_reached`, and for website chat visitors `upload_limit_reached` (issue 48: their own
+ * budgets, never the entity's quotas).
  */
 import { transaction } from '../../platform/transactions/transaction.js';
 import { randomUUID } from 'node:crypto';
@@ -30,8 +31,10 @@ import {
   findReadyByPublicKey,
   insertMedia,
   lockEntityUploads,
+  lockWebsiteUploads,
   transition,
   uploadUsage,
+  visitorUploadUsage,
 } from './media.repository.js';
 import type {
   FinalizeUploadBody,
@@ -46,13 +49,21 @@ import type { MediaObjectRow } from './media.table.js';
 import type { MediaJobs } from './media.jobs.js';
 import { originalKeyOfUpload, uploadKeyOf } from './media.keys.js';
 
-/** Who uploads: an employee of the entity, or a website chat visitor (no employee; issue 32). */
-export type MediaCaller = Pick<Principal, 'entityId'> & { employeeId: number | null };
+/**
+ * Who uploads: an employee of the entity, or a website chat visitor (no employee; issue 32) with its
+ * website, whose uploads count against the visitors' budgets (issue 48).
+ */
+export type MediaCaller = Pick<Principal, 'entityId'> & { employeeId: number | null; visitor?: { id: number; websiteId: number } };
 
 /** Seconds a presigned upload URL is valid. */
 const UPLOAD_URL_TTL_SECONDS = 15 * 60;
 /** Seconds a presigned download URL is valid. */
 const DOWNLOAD_URL_TTL_SECONDS = 5 * 60;
+/**
+ * Milliseconds a visitor's presigned upload holds a place among its pending ones; housekeeping removes it
+ * after that if unsent. Its URL is valid for the first 15 minutes of them.
+ */
+export const VISITOR_PENDING_TTL_MS = (UPLOAD_URL_TTL_SECONDS + 5 * 60) * 1000;
 /** Bytes read to sniff a type (file-type's recommended sample). */
 const SNIFF_BYTES = 4100;
 
@@ -63,6 +74,23 @@ export interface MediaServiceDeps {
   publicBaseUrl: string | undefined;
   /** `MEDIA_QUOTA_BYTES_PER_ENTITY` and `MEDIA_QUOTA_UPLOADS_PER_DAY` (0: none). */
   quotas: { bytesPerEntity: number; uploadsPerDay: number };
+  /** Website chat visitors' budgets (config `media.visitorQuotas`). */
+  visitorQuotas: { pendingPerVisitor: number; bytesPerVisitorPerDay: number; bytesPerWebsitePerDay: number };
+}
+
+/**
+ * 429 `upload_limit_reached`: a visitor may send no more files for now. It names no budget or usage: the
+ * visitor is a stranger, and the figures are the company's.
+ */
+function visitorUploadRefused(retryAfterSeconds: number): AppError {
+  return new AppError(
+    429,
+    'upload_limit_reached',
+    'Too many requests',
+    'No more files can be sent for now; try again later',
+    {},
+    { 'retry-after': String(retryAfterSeconds) },
+  );
 }
 
 const DAY_MS = 86_400_000;
@@ -109,7 +137,7 @@ export function createMediaService(deps: MediaServiceDeps) {
   const { db, storage } = deps;
   const respond = (row: MediaObjectRow) => toMediaResponse(row, deps.publicBaseUrl);
 
-  async function refuse(row: MediaObjectRow, error: ReturnType<typeof badRequest>): Promise<never> {
+  async function refuse(row: MediaObjectRow, error: AppError): Promise<never> {
     await storage.delete(row.originalKey);
     await storage.delete(uploadKeyOf(row.originalKey));
     await transition(db, row.id, ['pending'], { status: 'failed', error: error.message });
@@ -172,6 +200,19 @@ export function createMediaService(deps: MediaServiceDeps) {
     }
   }
 
+  /**
+   * Refuses a visitor's upload of `size` bytes past its or its website's budget of sent bytes in 24 hours,
+   * or (`presign`) past its pending uploads; run under `lockWebsiteUploads`. Only sent bytes count: a
+   * presign reserves nothing, so presigning without uploading takes nothing from anyone.
+   */
+  async function checkVisitorBudgets(tx: Db, entityId: number, visitor: { id: number; websiteId: number }, size: number, presign: boolean): Promise<void> {
+    const q = deps.visitorQuotas;
+    const now = Date.now();
+    const usage = await visitorUploadUsage(tx, entityId, visitor, new Date(now - DAY_MS), new Date(now - VISITOR_PENDING_TTL_MS));
+    if (presign && usage.pending >= q.pendingPerVisitor) throw visitorUploadRefused(Math.ceil(VISITOR_PENDING_TTL_MS / 1000));
+    if (usage.visitorBytes + size > q.bytesPerVisitorPerDay || usage.websiteBytes + size > q.bytesPerWebsitePerDay) throw visitorUploadRefused(3600);
+  }
+
   return {
     /** Steps 1-2: records a pending object and returns where to PUT its bytes. */
     async presignUpload(caller: MediaCaller, body: PresignUploadBody, origin?: string): Promise<PresignUploadResponse> {
@@ -185,9 +226,15 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (body.size > limit) throw badRequest('media_too_large', `A ${kind} may be at most ${limit} bytes`, { kind, limit_bytes: limit, size: body.size });
       // A random path segment makes keys unguessable; the entity prefix scopes them.
       const originalKey = `media/${caller.entityId}/${randomUUID()}/original`;
+      const { visitor } = caller;
       const row = await transaction(db, async (tx) => {
-        await lockEntityUploads(tx, caller.entityId);
-        await checkQuotas(tx, caller.entityId, body.size);
+        if (visitor !== undefined) {
+          await lockWebsiteUploads(tx, visitor.websiteId);
+          await checkVisitorBudgets(tx, caller.entityId, visitor, body.size, true);
+        } else {
+          await lockEntityUploads(tx, caller.entityId);
+          await checkQuotas(tx, caller.entityId, body.size);
+        }
         return insertMedia(tx, {
           entityId: caller.entityId,
           kind,
@@ -197,6 +244,8 @@ export function createMediaService(deps: MediaServiceDeps) {
           voiceNote: body.voice_note ?? false,
           originalKey,
           createdByEmployeeId: caller.employeeId,
+          visitorId: visitor?.id ?? null,
+          websiteId: visitor?.websiteId ?? null,
         });
       });
       const upload = await storage.presignUpload(uploadKeyOf(originalKey), { contentType, size: body.size, expiresInSeconds: UPLOAD_URL_TTL_SECONDS, origin });
@@ -232,12 +281,24 @@ export function createMediaService(deps: MediaServiceDeps) {
           }),
         );
       }
-      // The status change and the processing job commit together: a crash between them loses nothing.
+      // The status change and the processing job commit together: a crash between them loses nothing. A
+      // visitor's bytes count once they are sent, so its budgets are checked again here.
+      const { visitorId, websiteId } = row;
       const moved = await transaction(db, async (tx) => {
+        if (visitorId !== null && websiteId !== null) {
+          await lockWebsiteUploads(tx, websiteId);
+          try {
+            await checkVisitorBudgets(tx, row.entityId, { id: visitorId, websiteId }, row.size, false);
+          } catch (error) {
+            if (error instanceof AppError) return error;
+            throw error;
+          }
+        }
         const changed = await transition(tx, row.id, ['pending'], { status: 'processing', finalizedAt: new Date() });
         if (changed) await deps.jobs.dispatch(tx, changed.id);
         return changed;
       });
+      if (moved instanceof AppError) return refuse(row, moved);
       if (!moved) return { media: respond((await findMedia(db, caller.entityId, row.id))!) };
       return { media: respond(moved) };
     },

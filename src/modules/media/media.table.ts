@@ -1,5 +1,6 @@
 import { idColumn, timestampColumns } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** Upload kinds with their own size limits (WhatsApp Cloud API media types). */
@@ -36,6 +37,12 @@ export const mediaObject = pgTable(
     optimizedSha256: text(),
     processing: text({ enum: ['optimized', 'unchanged', 'unprocessed'] }),
     createdByEmployeeId: integer(),
+    /**
+     * A website chat visitor's upload (issue 48): the visitor and the website (its web channel account). It
+     * counts against the visitor's and the website's budgets, never against the entity's quotas.
+     */
+    visitorId: integer(),
+    websiteId: integer(),
     finalizedAt: timestamp({ withTimezone: true }),
     processedAt: timestamp({ withTimezone: true }),
     ...timestampColumns(),
@@ -45,6 +52,12 @@ export const mediaObject = pgTable(
     uniqueIndex('media_object_optimized_key_uq').on(t.optimizedKey),
     index('media_object_entity_id_idx').on(t.entityId, t.id),
     index('media_object_status_created_at_idx').on(t.status, t.createdAt),
+    index('media_object_visitor_id_created_at_idx')
+      .on(t.visitorId, t.createdAt)
+      .where(sql`${t.visitorId} is not null`),
+    index('media_object_website_id_created_at_idx')
+      .on(t.websiteId, t.createdAt)
+      .where(sql`${t.websiteId} is not null`),
   ],
 );
 

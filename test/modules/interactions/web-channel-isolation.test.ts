@@ -23,7 +23,11 @@ let secretA1: string;
 let secretA2: string;
 const sockets: Socket[] = [];
 
-const sign = (secret: string, identifier: string) => createHmac('sha256', secret).update(identifier).digest('hex');
+/** A site's identity proof for `identifier`, signed `ageSeconds` ago. */
+const signed = (secret: string, identifier: string, ageSeconds = 0) => {
+  const timestamp = Math.floor(Date.now() / 1000) - ageSeconds;
+  return { identifier, timestamp, signature: createHmac('sha256', secret).update(`${timestamp}.${identifier}`).digest('hex') };
+};
 const history = (site: { websiteToken: string }, v: VisitorSession, origin?: string) =>
   visitorRequest(t.app, site.websiteToken, v.visitor_token, { method: 'GET', path: '/messages', ...(origin ? { origin } : {}) });
 const say = (site: { websiteToken: string }, v: VisitorSession, text: string) =>
@@ -127,7 +131,7 @@ describe('visitor tokens', () => {
 
 describe('identity verification', () => {
   it('maps a signed identifier to one visitor and conversation on every device; unsigned visitors never reach it', async () => {
-    const identity = { identifier: 'customer-42', signature: sign(secretA1, 'customer-42') };
+    const identity = signed(secretA1, 'customer-42');
     const phone = (await startSession(t.app, a1.websiteToken, { identity, prechat: { name: 'Carla', email: 'carla@example.com' } })).json<VisitorSession>();
     expect(phone.visitor.verified).toBe(true);
     await say(a1, phone, 'from my phone');
@@ -148,17 +152,43 @@ describe('identity verification', () => {
   });
 
   it('refuses forged signatures: wrong, for another identifier, with another account’s secret, on an account without a secret', async () => {
+    const good = signed(secretA1, 'customer-42');
     const cases = [
-      [a1, { identifier: 'customer-42', signature: 'a'.repeat(64) }],
-      [a1, { identifier: 'customer-43', signature: sign(secretA1, 'customer-42') }],
-      [a1, { identifier: 'customer-42', signature: sign(secretA2, 'customer-42') }],
-      [b1, { identifier: 'customer-42', signature: sign(secretA1, 'customer-42') }],
+      [a1, { ...good, signature: 'a'.repeat(64) }],
+      [a1, { ...good, identifier: 'customer-43' }],
+      [a1, { ...good, timestamp: good.timestamp + 1 }],
+      [a1, signed(secretA2, 'customer-42')],
+      [b1, good],
     ] as const;
     for (const [site, identity] of cases) {
       const res = await startSession(t.app, site.websiteToken, { identity });
       expect(res.statusCode).toBe(401);
       expect(res.json()).toMatchObject({ code: 'invalid_identity_signature' });
     }
+  });
+
+  it('refuses a signature past its age (24 hours) or dated ahead, and one without a timestamp', async () => {
+    for (const identity of [signed(secretA1, 'customer-42', 24 * 3600 + 60), signed(secretA1, 'customer-42', -3600)]) {
+      const res = await startSession(t.app, a1.websiteToken, { identity });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ code: 'identity_signature_expired' });
+    }
+    expect((await startSession(t.app, a1.websiteToken, { identity: signed(secretA1, 'customer-42', 23 * 3600) })).statusCode).toBe(200);
+    // The permanent form (identifier alone) is no longer a login.
+    const legacy = createHmac('sha256', secretA1).update('customer-42').digest('hex');
+    const res = await startSession(t.app, a1.websiteToken, { identity: { identifier: 'customer-42', signature: legacy } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [{ field: '/body/identity/timestamp' }] });
+  });
+
+  it('keeps every device of a verified customer signed in: the phone still sends after the laptop signs in', async () => {
+    const phone = (await startSession(t.app, a1.websiteToken, { identity: signed(secretA1, 'customer-77') })).json<VisitorSession>();
+    const laptop = (await startSession(t.app, a1.websiteToken, { identity: signed(secretA1, 'customer-77') })).json<VisitorSession>();
+    expect(laptop.visitor.id).toBe(phone.visitor.id);
+    expect((await say(a1, phone, 'from the phone')).statusCode).toBe(202);
+    expect((await say(a1, laptop, 'from the laptop')).statusCode).toBe(202);
+    await waitForConversation(t.app, staffA, chatOf(phone.visitor_token));
+    await waitFor(async () => ((await history(a1, phone)).json<{ data: unknown[] }>().data.length === 2 ? true : undefined));
   });
 });
 
@@ -199,13 +229,17 @@ describe('origins', () => {
     await expect(connectVisitor(baseUrl, { website_token: a1.websiteToken, token: ana.visitor_token }, EVIL)).rejects.toMatchObject({
       data: { code: 'origin_not_allowed' },
     });
-    // The service's own pages (its demo) may use any of its websites.
-    const own = await t.app.inject({
-      method: 'GET',
-      url: `/api/widget/${a1.websiteToken}/config`,
-      headers: { origin: 'http://localhost:80', host: 'localhost:80' },
-    });
-    expect(own.statusCode).toBe(200);
+    // The service's own pages (its demo) may use any of its websites: its origin is the address it was
+    // reached on (PUBLIC_BASE_URL when set), never what `Host` says.
+    for (const origin of [baseUrl, baseUrl.replace('127.0.0.1', 'localhost')]) {
+      const own = await fetch(`${baseUrl}/api/widget/${a1.websiteToken}/config`, { headers: { origin } });
+      expect(own.status).toBe(200);
+      expect(own.headers.get('access-control-allow-origin')).toBe(origin);
+    }
+    const spoofed = await t.app.inject({ method: 'GET', url: `/api/widget/${a1.websiteToken}/config`, headers: { origin: 'http://evil', host: 'evil' } });
+    expect(spoofed.statusCode).toBe(403);
+    expect(spoofed.json()).toMatchObject({ code: 'origin_not_allowed' });
+    expect(spoofed.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('answers 404 for an unknown or inactive website', async () => {

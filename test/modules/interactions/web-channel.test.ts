@@ -187,10 +187,13 @@ describe('a visitor and an agent', () => {
     });
   });
 
-  it('resumes a visitor with a rotated token: the old one stops working, the conversation is the same', async () => {
+  it('resumes a visitor with a rotated token: the old one stops working and its sockets are closed, the conversation is the same', async () => {
     const first = await newVisitor(t.app, site.websiteToken);
     await visitorRequest(t.app, site.websiteToken, first.visitor_token, { method: 'POST', path: '/messages', payload: { text: 'hello' } });
     const conv = await waitForConversation(t.app, staff, chatOf(first.visitor_token));
+    const before = await connectVisitor(baseUrl, { website_token: site.websiteToken, token: first.visitor_token });
+    sockets.push(before.socket);
+    const closed = new Promise<string>((resolve) => before.socket.once('disconnect', resolve));
     const resumed = await startSession(t.app, site.websiteToken, { visitor_token: first.visitor_token });
     expect(resumed.statusCode).toBe(200);
     const second = resumed.json<{ visitor_token: string; conversation_id: number; visitor: { id: number } }>();
@@ -202,6 +205,19 @@ describe('a visitor and an agent', () => {
     expect((await startSession(t.app, site.websiteToken, { visitor_token: first.visitor_token })).statusCode).toBe(401);
     const now = await visitorRequest(t.app, site.websiteToken, second.visitor_token, { method: 'GET', path: '/messages' });
     expect(now.json()).toMatchObject({ conversation_id: conv.id, data: [{ text: 'hello' }] });
+    // The socket of the replaced token was closed by the service; the new token's socket hears the agent.
+    expect(await closed).toBe('io server disconnect');
+    const after = await connectVisitor(baseUrl, { website_token: site.websiteToken, token: second.visitor_token });
+    sockets.push(after.socket);
+    const reply = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conv.id}/messages/text`,
+      headers: bearer(staff),
+      payload: { body: 'still here' },
+    });
+    expect(reply.statusCode).toBe(202);
+    await waitFor(() => after.events.find((e) => e.name === 'widget.message'));
+    expect(before.events.filter((e) => e.name === 'widget.message')).toEqual([]);
   });
 
   it('attaches an image through the media module (presigned upload, ticket) and refuses another visitor’s upload', async () => {

@@ -407,13 +407,13 @@ describe('POST /api/interactions/webhooks/communications', () => {
     expect(stored.map((m) => m.external_message_id)).toEqual(['ok-1', 'ok-2']);
   });
 
-  it('accepts a text holding the NUL character, stored as U+FFFD', async () => {
-    const payload = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550009', text: 'a\u0000b' });
+  it('accepts texts holding the NUL character or a lone surrogate, each stored as U+FFFD', async () => {
+    const payload = whatsAppMessage({ phoneNumberId: DEMO_PHONE_NUMBER_ID }, { from: '50255550009', text: 'a\u0000b\ud800c \ud83d\ude00' });
     const res = await sim.send(payload);
     expect(res.status).toBe(200);
     await drain();
     const [m] = await queryRows<{ text: string; content: { text: { body: string } } }>(t.database.db, sql`select text, content from message`);
-    expect(m!.text).toBe('a\uFFFDb');
+    expect(m!.text).toBe('a\uFFFDb\uFFFDc \ud83d\ude00');
   });
 
   it('matches a known sender whatever the phone formatting', async () => {

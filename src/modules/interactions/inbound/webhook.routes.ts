@@ -7,6 +7,7 @@ import { operatorRoute } from '../communications/index.js';
 import { principalOf } from '../../../platform/auth/guard.js';
 import { badRequest } from '../../../platform/errors.js';
 import { problemResponse } from '../../../platform/http/openapi.js';
+import { storableText } from '../../../platform/http/json-body.js';
 import { WebhookBody } from './webhook-body.schemas.js';
 
 const AcceptResponse = Type.Object({ received: Type.Integer(), accepted: Type.Integer(), duplicates: Type.Integer() });
@@ -34,7 +35,7 @@ const ListQuery = Type.Object({
 });
 const RetryBody = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 500 }) }, { additionalProperties: false });
 
-const withoutNul = (_key: string, value: unknown) => (typeof value === 'string' ? value.replaceAll('\u0000', '\uFFFD') : value);
+const storable = (_key: string, value: unknown) => (typeof value === 'string' ? storableText(value) : value);
 
 const FORBIDDEN = problemResponse(
   "`permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS",
@@ -52,9 +53,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ service: WebhookService;
     (request as unknown as { rawBody: Buffer }).rawBody = body;
     try {
       const text = body.toString('utf8');
-      // A platform event is never refused for a NUL in a text (it would be retried for days): PostgreSQL
-      // cannot store U+0000, so it becomes U+FFFD. JSON can only carry it escaped.
-      done(null, body.length === 0 ? {} : text.includes('\\u0000') ? JSON.parse(text, withoutNul) : JSON.parse(text));
+      // A platform event is never refused for a NUL or a lone surrogate in a text (it would be retried for
+      // days): PostgreSQL cannot store either, so each becomes U+FFFD. JSON can only carry them escaped.
+      done(null, body.length === 0 ? {} : /\\u(0000|[dD][89a-fA-F])/.test(text) ? JSON.parse(text, storable) : JSON.parse(text));
     } catch {
       done(badRequest('malformed_payload', 'The body is not valid JSON', { pointer: '' }), undefined);
     }

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Config } from '../../../config.js';
 import type { Database, Db } from '../../../db/client.js';
 import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
 import type { Realtime } from '../../../platform/realtime/gateway.js';
@@ -25,9 +26,12 @@ export { seedWebChannelDemo } from './web-channel.demo.js';
 
 defineServerEvent('interaction.visitor.typing', VisitorTyping);
 
-/** The visitors' namespace, created before the send path so that it can deliver to it. */
-export function createWidgetNamespace(realtime: Realtime, log: FastifyInstance['log']): WidgetHub {
-  return createWidgetHub(realtime.namespace('/widget'), log);
+/**
+ * The visitors' namespace, created before the send path so that it can deliver to it; `publicBaseUrl`
+ * (PUBLIC_BASE_URL) names the service's own origin.
+ */
+export function createWidgetNamespace(realtime: Realtime, log: FastifyInstance['log'], publicBaseUrl: string | undefined): WidgetHub {
+  return createWidgetHub(realtime.namespace('/widget'), log, publicBaseUrl);
 }
 
 /** What the send path calls to reach visitors (outbound's `WebDelivery`). */
@@ -56,12 +60,15 @@ export async function registerWebChannel(
     realtime: Realtime;
     hub: WidgetHub;
     media: Pick<MediaService, 'presignUpload' | 'finalizeUpload' | 'downloadUrls'>;
-    settings: { ratePerIp: number; ratePerVisitor: number; maxTextLength: number };
+    settings: Config['widget'];
+    publicBaseUrl: string | undefined;
   },
 ): Promise<void> {
   const limits = createWidgetLimits({
     perIp: deps.settings.ratePerIp,
     perVisitor: deps.settings.ratePerVisitor,
+    newVisitorsPerRange: deps.settings.newVisitorsPerRange,
+    newVisitorsPerWebsite: deps.settings.newVisitorsPerWebsite,
     redis: deps.redis,
     keyPrefix: deps.redisKeyPrefix,
   });
@@ -76,15 +83,16 @@ export async function registerWebChannel(
     realtime: deps.realtime,
     hub: deps.hub,
     maxTextLength: deps.settings.maxTextLength,
+    identityMaxAgeSeconds: deps.settings.identityMaxAgeSeconds,
   });
   await registerBareAndApi(app, webChannelStaffRoutes, { service });
-  await registerRoutes(app, widgetRoutes, { prefix: '/api/widget', service });
+  await registerRoutes(app, widgetRoutes, { prefix: '/api/widget', service, publicBaseUrl: deps.publicBaseUrl });
   await registerRoutes(app, widgetAssetRoutes, { db: deps.db });
   deps.hub.attach({
-    authenticate: async ({ websiteToken, token, origin, ownOrigin, ip }) => {
+    authenticate: async ({ websiteToken, token, origin, ownOrigins, ip }) => {
       if (typeof websiteToken !== 'string' || websiteToken === '' || websiteToken.length > 100)
         throw new AppError(400, 'invalid_request', 'Bad request', 'auth.website_token is required');
-      return service.authenticate(websiteToken, typeof token === 'string' && token !== '' ? token : undefined, { origin, ownOrigin, ip });
+      return service.authenticate(websiteToken, typeof token === 'string' && token !== '' ? token : undefined, { origin, ownOrigins, ip });
     },
     conversationOf: (v) => service.conversationOf(v),
     typing: async (v, typing) => {

@@ -77,7 +77,10 @@ export async function insertVisitor(
   return row!;
 }
 
-/** The verified visitor `identifier` of the account, created or moved to its next token generation (one statement). */
+/**
+ * The verified visitor `identifier` of the account, created or found (one statement). Its token generation
+ * stays: each device signs in on its own, and their tokens coexist.
+ */
 export async function upsertVerifiedVisitor(
   db: Db,
   values: Pick<WebVisitorRow, 'entityId' | 'entityChannelAccountId' | 'externalChatId' | 'identifier' | 'name' | 'email' | 'phone'>,
@@ -87,7 +90,7 @@ export async function upsertVerifiedVisitor(
     .values(values)
     .onConflictDoUpdate({
       target: [webVisitor.entityChannelAccountId, webVisitor.externalChatId],
-      set: { tokenGeneration: sql`${webVisitor.tokenGeneration} + 1`, lastSeenAt: sql`now()` },
+      set: { lastSeenAt: sql`now()` },
     })
     .returning();
   return row!;

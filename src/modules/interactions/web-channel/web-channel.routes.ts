@@ -12,7 +12,7 @@ import { principalOf } from '../../../platform/auth/guard.js';
 import { bearerToken } from '../../../platform/auth/jwt.js';
 import { IdParams } from '../../../platform/http/ids.js';
 import { problemResponse } from '../../../platform/http/openapi.js';
-import { serviceOrigin } from '../../../platform/http/service-origin.js';
+import { ownOrigins, serviceOrigin } from '../../../platform/http/service-origin.js';
 import {
   HistoryQuery,
   HistoryResponse,
@@ -98,17 +98,19 @@ const VISITOR_ERRORS = {
 };
 const { 401: _unauthenticated, ...PUBLIC_ERRORS } = VISITOR_ERRORS;
 
-/** Where the request comes from: its `Origin`, the service's own origin (its demo page), and its address. */
-function requestOrigin(request: FastifyRequest): RequestOrigin {
-  const origin = request.headers.origin;
-  const ownOrigin = `${request.protocol}://${request.host}`;
-  // A browser omits Origin on a same-origin GET: only a page of this service can be that.
-  const sameOrigin = origin === undefined && request.headers['sec-fetch-site'] === 'same-origin';
-  return { origin: sameOrigin ? ownOrigin : origin, ownOrigin, ip: request.ip };
-}
-
-/** The visitor API, under `/api/widget`. */
-export const widgetRoutes: FastifyPluginAsyncTypebox<{ service: WebChannelService }> = async (app, { service }) => {
+/** The visitor API, under `/api/widget`; `publicBaseUrl` (PUBLIC_BASE_URL) names the service's own origin. */
+export const widgetRoutes: FastifyPluginAsyncTypebox<{ service: WebChannelService; publicBaseUrl: string | undefined }> = async (
+  app,
+  { service, publicBaseUrl },
+) => {
+  /** Where the request comes from: its `Origin`, the service's own origins (its demo page), and its address. */
+  const requestOrigin = (request: FastifyRequest): RequestOrigin => {
+    const origin = request.headers.origin;
+    const own = ownOrigins(publicBaseUrl, request.raw.socket);
+    // A browser omits Origin on a same-origin GET: only a page of this service can be that.
+    const sameOrigin = origin === undefined && request.headers['sec-fetch-site'] === 'same-origin';
+    return { origin: sameOrigin ? own[0] : origin, ownOrigins: own, ip: request.ip };
+  };
   const tags = ['widget'];
   const security: { bearer: string[] }[] = [];
   // CORS for the account's allowed origins only (the global CORS policy leaves /api/widget to this hook).
@@ -156,13 +158,16 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ service: WebChannelServic
       schema: {
         tags,
         security,
-        summary: 'Start or resume a visitor session (a new visitor token each time)',
+        summary: 'Start or resume a visitor session (a new visitor token each time; a resume revokes the token it replaces)',
         params: WidgetParams,
         body: StartSessionBody,
         response: {
           200: SessionResponse,
           ...PUBLIC_ERRORS,
-          401: problemResponse('`invalid_identity_signature`, `invalid_visitor_token`, `visitor_token_revoked`'),
+          401: problemResponse('`invalid_identity_signature`, `identity_signature_expired`, `invalid_visitor_token`, `visitor_token_revoked`'),
+          429: problemResponse(
+            '`rate_limited`: too many requests from this address, or too many new visitors from its range or on this website; `Retry-After`',
+          ),
         },
       },
     },
@@ -177,7 +182,11 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ service: WebChannelServic
         summary: "Send the visitor's message into the inbox",
         params: WidgetParams,
         body: SendBody,
-        response: { 202: SendResponse, ...VISITOR_ERRORS },
+        response: {
+          202: SendResponse,
+          ...VISITOR_ERRORS,
+          429: problemResponse('`rate_limited`; `upload_limit_reached`: the attachment is past the visitor’s or the website’s daily budget'),
+        },
       },
     },
     async (request, reply) => reply.code(202).send(await service.send(await visitor(request), request.body)),
@@ -202,10 +211,14 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ service: WebChannelServic
       config: { auth: 'none' },
       schema: {
         tags,
-        summary: 'Presign the upload of an image or document (the media limits per kind); send it with its ticket',
+        summary: 'Presign the upload of an image or document (the media limits per kind, the visitor budgets); send it with its ticket',
         params: WidgetParams,
         body: UploadBody,
-        response: { 200: UploadResponse, ...VISITOR_ERRORS, 403: problemResponse('`origin_not_allowed`, `media_quota_exceeded`') },
+        response: {
+          200: UploadResponse,
+          ...VISITOR_ERRORS,
+          429: problemResponse('`rate_limited`; `upload_limit_reached`: too many unsent uploads, or past the visitor’s or the website’s daily budget'),
+        },
       },
     },
     async (request) => service.upload(await visitor(request), request.body, serviceOrigin(request)),

@@ -70,7 +70,17 @@ export const StartSessionBody = Type.Object(
       Type.Object(
         {
           identifier: Type.String({ minLength: 1, maxLength: 128, description: "The site's id of its logged-in customer" }),
-          signature: Type.String({ minLength: 64, maxLength: 64, pattern: '^[0-9a-fA-F]{64}$', description: 'hex HMAC-SHA256(identity secret, identifier)' }),
+          timestamp: Type.Integer({
+            minimum: 0,
+            maximum: 99_999_999_999,
+            description: 'When the site signed, in Unix seconds; the signature holds for WIDGET_IDENTITY_MAX_AGE_SECONDS (24 h) after it',
+          }),
+          signature: Type.String({
+            minLength: 64,
+            maxLength: 64,
+            pattern: '^[0-9a-fA-F]{64}$',
+            description: 'hex HMAC-SHA256(identity secret, "<timestamp>.<identifier>")',
+          }),
         },
         { additionalProperties: false },
       ),

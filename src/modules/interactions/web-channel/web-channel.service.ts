@@ -21,7 +21,7 @@ import { chatKey, eventKey, type CanonicalEvent } from '../projection/index.js';
 import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../conversations/index.js';
 import type { PrechatFields, WidgetAppearance } from '../model/index.js';
 import * as repo from './web-channel.repository.js';
-import { identitySignatureHolds, type VisitorMessage, type VisitorTokens, type WidgetHub, type WidgetLimits } from '../widget/index.js';
+import { checkIdentitySignature, type VisitorMessage, type VisitorTokens, type WidgetHub, type WidgetLimits } from '../widget/index.js';
 import type {
   HistoryQuery,
   SendBody,
@@ -42,10 +42,11 @@ declare module '../../../platform/realtime/events.js' {
 const DEFAULT_PRECHAT: PrechatFields = { name: 'optional', email: 'optional', phone: 'off' };
 const DEFAULT_APPEARANCE: WidgetAppearance = { color: '#1f6feb', position: 'right' };
 
-/** Where a visitor request comes from: its Origin (or the service's own, for its demo page) and address. */
+/** Where a visitor request comes from: its Origin, the service's own origins (its demo page) and its address. */
 export interface RequestOrigin {
   origin: string | undefined;
-  ownOrigin: string;
+  /** From configuration or the accepting socket, never from `Host` (`ownOrigins`). */
+  ownOrigins: string[];
   ip: string;
 }
 
@@ -60,6 +61,8 @@ export interface VisitorContext extends AccountWithSettings {
   visitorId: number;
   websiteToken: string;
   externalChatId: string;
+  /** The generation of the token this request or socket came with. */
+  tokenGeneration: number;
 }
 
 export function createWebChannelService(deps: {
@@ -73,6 +76,8 @@ export function createWebChannelService(deps: {
   realtime: RealtimeEmitter;
   hub: WidgetHub;
   maxTextLength: number;
+  /** Seconds an identity signature holds after its timestamp. */
+  identityMaxAgeSeconds: number;
 }) {
   const { db } = deps;
   // Website token → account and settings, briefly: every visitor request and handshake needs them.
@@ -90,10 +95,10 @@ export function createWebChannelService(deps: {
     return hit;
   }
 
-  /** 403 `origin_not_allowed` unless `from` is the service's own origin or one the account allows. */
+  /** 403 `origin_not_allowed` unless `from` is one of the service's own origins or one the account allows. */
   function checkOrigin(a: AccountWithSettings, from: RequestOrigin): void {
     const { origin } = from;
-    if (origin !== undefined && (origin === from.ownOrigin || (a.settings?.allowedOrigins ?? []).includes(origin))) return;
+    if (origin !== undefined && (from.ownOrigins.includes(origin) || (a.settings?.allowedOrigins ?? []).includes(origin))) return;
     throw forbidden('origin_not_allowed', `The website chat of this account is not allowed on ${origin ?? 'a page without an Origin'}`, {
       origin: origin ?? null,
     });
@@ -168,7 +173,7 @@ export function createWebChannelService(deps: {
     if (!visitor) throw unauthorized('invalid_visitor_token', 'The visitor token is not valid');
     if (visitor.tokenGeneration !== claims.gen) throw unauthorized('visitor_token_revoked', 'A newer visitor token replaced this one: resume the session');
     await deps.limits.byVisitor(visitor.id);
-    return { ...a, visitor, visitorId: visitor.id, websiteToken, externalChatId: visitor.externalChatId };
+    return { ...a, visitor, visitorId: visitor.id, websiteToken, externalChatId: visitor.externalChatId, tokenGeneration: claims.gen };
   }
 
   async function conversationIdOf(v: VisitorContext): Promise<number | undefined> {
@@ -265,9 +270,11 @@ export function createWebChannelService(deps: {
     },
 
     /**
-     * Starts or resumes a visitor: with a valid identity signature, the site's customer (same chat on every
-     * device); else with a previous visitor token of this account, that visitor (its token rotated); else a
-     * new visitor (pre-chat required fields checked). 401 `invalid_identity_signature`, `invalid_visitor_token`.
+     * Starts or resumes a visitor: with a valid, unexpired identity signature, the site's customer (same chat
+     * on every device, whose tokens coexist); else with a previous visitor token of this account, that
+     * visitor (its token rotated: the replaced token's sockets are closed); else a new visitor (pre-chat
+     * required fields checked, and the new-visitor limits per website and address range). 401
+     * `invalid_identity_signature`, `identity_signature_expired`, `invalid_visitor_token`; 429 `rate_limited`.
      */
     async startSession(websiteToken: string, body: StartSessionBody, from: RequestOrigin): Promise<SessionResponse> {
       await deps.limits.byIp(from.ip);
@@ -276,9 +283,7 @@ export function createWebChannelService(deps: {
       const prechat = body.prechat ?? {};
       const contact = { name: prechat.name?.trim() ?? null, email: prechat.email?.trim().toLowerCase() ?? null, phone: prechat.phone?.trim() ?? null };
       if (body.identity !== undefined) {
-        const secret = identitySecretOf(a);
-        if (secret === undefined || !identitySignatureHolds(secret, body.identity.identifier, body.identity.signature))
-          throw unauthorized('invalid_identity_signature', 'The identity signature does not match the identifier');
+        checkIdentitySignature(identitySecretOf(a), body.identity, deps.identityMaxAgeSeconds);
         const visitor = await repo.upsertVerifiedVisitor(db, {
           entityId: a.account.entityId,
           entityChannelAccountId: a.account.id,
@@ -298,12 +303,14 @@ export function createWebChannelService(deps: {
         if (!visitor || visitor.identifier !== null) throw unauthorized('invalid_visitor_token', 'The visitor token is not valid');
         const rotated = await repo.rotateVisitor(db, visitor, claims.gen);
         if (!rotated) throw unauthorized('visitor_token_revoked', 'A newer visitor token replaced this one');
+        deps.hub.closeRevoked(a.account.websiteToken, rotated.externalChatId, rotated.tokenGeneration);
         return issue(a, rotated);
       }
       const fields = widgetConfig(a).prechat_fields;
       const missing = (['name', 'email', 'phone'] as const).filter((f) => fields[f] === 'required' && !contact[f]);
       if (missing.length > 0) throw validationFailed(missing.map((f) => ({ field: `/body/prechat/${f}`, message: 'is required by this website' })));
       for (const f of ['name', 'email', 'phone'] as const) if (fields[f] === 'off') contact[f] = null;
+      await deps.limits.newVisitor(a.account.id, from.ip);
       const visitor = await repo.insertVisitor(db, {
         entityId: a.account.entityId,
         entityChannelAccountId: a.account.id,
@@ -328,7 +335,10 @@ export function createWebChannelService(deps: {
         const { media_id: mediaId, upload_ticket: ticket } = body.attachment;
         if (!deps.tokens.checkUploadTicket(visitor.id, mediaId, ticket))
           throw validationFailed([{ field: '/body/attachment/upload_ticket', message: 'is not the ticket of an upload of this visitor' }]);
-        const { media } = await deps.media.finalizeUpload({ entityId: account.entityId, employeeId: null }, { media_id: mediaId });
+        const { media } = await deps.media.finalizeUpload(
+          { entityId: account.entityId, employeeId: null, visitor: { id: visitor.id, websiteId: account.id } },
+          { media_id: mediaId },
+        );
         type = media.kind;
         content.media_object_id = media.id;
         content.file_name = media.file_name;
@@ -348,10 +358,18 @@ export function createWebChannelService(deps: {
       return { message_id: messageId, duplicate: !accepted };
     },
 
-    /** Presigns an upload of an image or a document (the media module's limits) and gives the ticket that attaches it. */
+    /**
+     * Presigns an upload of an image or a document (the media module's limits per kind) and gives the ticket
+     * that attaches it. It counts against the visitor's and the website's budgets, never the company's
+     * quota: 429 `upload_limit_reached`, with no figures.
+     */
     async upload(v: VisitorContext, body: UploadBody, origin: string) {
       const kind = body.content_type.toLowerCase().startsWith('image/') ? 'image' : 'document';
-      const presigned = await deps.media.presignUpload({ entityId: v.account.entityId, employeeId: null }, { ...body, kind }, origin);
+      const presigned = await deps.media.presignUpload(
+        { entityId: v.account.entityId, employeeId: null, visitor: { id: v.visitorId, websiteId: v.account.id } },
+        { ...body, kind },
+        origin,
+      );
       return {
         media_id: presigned.media.id,
         upload_ticket: deps.tokens.uploadTicket(v.visitorId, presigned.media.id),

@@ -3,7 +3,7 @@
  * identity signatures, the per-IP and per-visitor rate limits, and the widget script with its demo page. It
  * knows no table: the web channel (`web-channel/`) gives it the handlers that read and write.
  */
-export { createVisitorTokens, identitySignatureHolds, type VisitorTokens } from './visitor-token.js';
+export { checkIdentitySignature, createVisitorTokens, type VisitorTokens } from './visitor-token.js';
 export { VisitorMessage } from './visitor-message.schemas.js';
 export { createWidgetHub, type WidgetHub } from './widget-socket.js';
 export { createWidgetLimits, type WidgetLimits } from './widget-limits.js';

@@ -5,7 +5,9 @@
  *   for this purpose only, so a staff token is never a visitor token nor the reverse;
  * - the upload ticket: proves that a media object was presigned for this visitor (a visitor attaches only
  *   its own uploads, never another media object of the entity);
- * - the identity signature a site computes: hex HMAC-SHA256 of the identifier with the account's secret.
+ * - the identity signature a site computes: hex HMAC-SHA256 of `<timestamp>.<identifier>` with the account's
+ *   secret, the timestamp in Unix seconds; it holds for a while after that time (issue 48), so a copied
+ *   signature is not a permanent login for its identifier.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
@@ -73,10 +75,26 @@ export function createVisitorTokens(jwtSecret: string): VisitorTokens {
   };
 }
 
-/** Whether `signature` (hex) is HMAC-SHA256(`secret`, `identifier`): a site's proof that its logged-in customer is `identifier`. */
-export function identitySignatureHolds(secret: string, identifier: string, signature: string): boolean {
-  const expected = createHmac('sha256', secret).update(identifier, 'utf8').digest('hex');
-  return safeEqual(expected, signature.trim().toLowerCase());
+/** Seconds a signature's timestamp may be ahead of this service's clock (the site's clock may run fast). */
+const IDENTITY_CLOCK_SKEW_SECONDS = 5 * 60;
+
+/**
+ * Checks a site's proof that its logged-in customer is `identity.identifier`: `signature` (hex) must be
+ * HMAC-SHA256(`secret`, `<timestamp>.<identifier>`) and `timestamp` (Unix seconds) at most `maxAgeSeconds`
+ * old at `now` (ms). 401 `invalid_identity_signature` or `identity_signature_expired`.
+ */
+export function checkIdentitySignature(
+  secret: string | undefined,
+  identity: { identifier: string; timestamp: number; signature: string },
+  maxAgeSeconds: number,
+  now: number = Date.now(),
+): void {
+  const expected = secret === undefined ? undefined : createHmac('sha256', secret).update(`${identity.timestamp}.${identity.identifier}`, 'utf8').digest('hex');
+  if (expected === undefined || !safeEqual(expected, identity.signature.trim().toLowerCase()))
+    throw unauthorized('invalid_identity_signature', 'The identity signature does not match the identifier and timestamp');
+  const age = now / 1000 - identity.timestamp;
+  if (age > maxAgeSeconds || age < -IDENTITY_CLOCK_SKEW_SECONDS)
+    throw unauthorized('identity_signature_expired', 'The identity signature has expired: the site signs the identifier again at each page load');
 }
 
 function safeEqual(a: string, b: string): boolean {

@@ -1,8 +1,10 @@
 /**
  * The visitors' Socket.IO namespace `/widget` (issue 32), on the gateway's server and adapter (so its
  * broadcasts cross instances). The handshake brings `auth.website_token` and `auth.token` (the visitor
- * token) from an allowed origin; a refused handshake carries `data.code`. A visitor's sockets (its tabs and,
- * verified, its devices) share the room of its chat; it hears only that room.
+ * token) from an allowed origin (the service's own from configuration, never `Host`); a refused handshake
+ * carries `data.code`. A visitor's sockets (its tabs and, verified, its devices) share the room of its chat; it
+ * hears only that room. Each socket also joins the room of its token's generation, closed when a resume
+ * replaces that token (issue 48).
  *
  * Server → visitor: `widget.ready` `{ visitor_id, conversation_id }`, `widget.message` `{ message }` (an
  * agent's message), `widget.typing` `{ typing }` (an agent writes), `widget.read` `{ up_to_message_id }` (an
@@ -12,6 +14,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
+import { ownOrigins } from '../../../platform/http/service-origin.js';
 import type { VisitorMessage } from './visitor-message.schemas.js';
 
 /** What the server sends a visitor's sockets. */
@@ -27,11 +30,13 @@ interface SocketVisitor {
   visitorId: number;
   websiteToken: string;
   externalChatId: string;
+  /** The generation of the token the socket was opened with. */
+  tokenGeneration: number;
 }
 
 interface WidgetHandlers<V extends SocketVisitor> {
   /** Authenticates a handshake; throws an AppError (its code goes to the client). */
-  authenticate(input: { websiteToken: unknown; token: unknown; origin: string | undefined; ownOrigin: string; ip: string }): Promise<V>;
+  authenticate(input: { websiteToken: unknown; token: unknown; origin: string | undefined; ownOrigins: string[]; ip: string }): Promise<V>;
   conversationOf(visitor: V): Promise<number | null>;
   typing(visitor: V, typing: boolean): Promise<void>;
   seen(visitor: V, status: 'delivered' | 'read', messageId: number): Promise<void>;
@@ -40,12 +45,19 @@ interface WidgetHandlers<V extends SocketVisitor> {
 export interface WidgetHub {
   /** Emits to every socket of the visitor of chat `externalChatId` on the account of `websiteToken` (any instance). */
   toVisitor<E extends keyof WidgetServerEvents>(websiteToken: string, externalChatId: string, event: E, payload: WidgetServerEvents[E]): void;
+  /**
+   * Closes the sockets of the visitor of chat `externalChatId` (any instance) opened with the token that
+   * `generation` replaced: a revoked token hears nothing more.
+   */
+  closeRevoked(websiteToken: string, externalChatId: string, generation: number): void;
   /** Starts answering handshakes (until then every handshake is refused). */
   attach<V extends SocketVisitor>(handlers: WidgetHandlers<V>): void;
   socketCount(): number;
 }
 
 const visitorRoom = (websiteToken: string, externalChatId: string) => `widget:${websiteToken}:${externalChatId}`;
+/** The sockets of one token generation of a visitor, closed together when it is revoked. */
+const generationRoom = (websiteToken: string, externalChatId: string, generation: number) => `${visitorRoom(websiteToken, externalChatId)}#${generation}`;
 
 function handshakeError(code: string, message: string): Error {
   const err = new Error(message) as Error & { data: { code: string } };
@@ -53,14 +65,15 @@ function handshakeError(code: string, message: string): Error {
   return err;
 }
 
-export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger): WidgetHub {
+/** `publicBaseUrl` (PUBLIC_BASE_URL) names the service's own origin, whose demo page may use any website. */
+export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger, publicBaseUrl: string | undefined): WidgetHub {
   let handlers: WidgetHandlers<SocketVisitor> | undefined;
   nsp.use((socket, next) => {
     if (handlers === undefined) return next(handshakeError('unavailable', 'The website chat is starting'));
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
     const origin = socket.handshake.headers.origin;
-    const ownOrigin = `${socket.handshake.secure ? 'https' : 'http'}://${socket.handshake.headers.host ?? ''}`;
-    handlers.authenticate({ websiteToken: auth.website_token, token: auth.token, origin, ownOrigin, ip: socket.handshake.address }).then(
+    const own = ownOrigins(publicBaseUrl, socket.request.socket);
+    handlers.authenticate({ websiteToken: auth.website_token, token: auth.token, origin, ownOrigins: own, ip: socket.handshake.address }).then(
       (visitor) => {
         (socket.data as { visitor?: SocketVisitor }).visitor = visitor;
         next();
@@ -71,7 +84,10 @@ export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger): WidgetH
   nsp.on('connection', (socket: Socket) => {
     const visitor = (socket.data as { visitor: SocketVisitor }).visitor;
     const h = handlers!;
-    void socket.join(visitorRoom(visitor.websiteToken, visitor.externalChatId));
+    void socket.join([
+      visitorRoom(visitor.websiteToken, visitor.externalChatId),
+      generationRoom(visitor.websiteToken, visitor.externalChatId, visitor.tokenGeneration),
+    ]);
     const fail = (err: unknown) => {
       if (!(err instanceof AppError)) log.warn({ err }, 'widget socket event failed');
     };
@@ -96,6 +112,11 @@ export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger): WidgetH
   return {
     toVisitor(websiteToken, externalChatId, event, payload) {
       nsp.to(visitorRoom(websiteToken, externalChatId)).emit(event, payload);
+    },
+    closeRevoked(websiteToken, externalChatId, generation) {
+      // A generation is replaced only by the next one (a resume checks the current one), and that
+      // replacement closed the generations before it.
+      nsp.in(generationRoom(websiteToken, externalChatId, generation - 1)).disconnectSockets(true);
     },
     attach(h) {
       handlers = h;
