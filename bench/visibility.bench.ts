@@ -135,8 +135,8 @@ export async function run(): Promise<BenchSection> {
           for (const s of recipients) s.on('interaction.conversation.updated', on);
         });
         const payload = { n: i, conversation: { id: sample!.id } } as never;
-        if (mode === 'entity') app.ctx.realtime.toEntity(e, 'interaction.conversation.updated', payload, { conversationId: sample!.id, externalChatId: 'x' });
-        else app.ctx.realtime.toEntity(e, 'interaction.conversation.updated', payload, target);
+        if (mode === 'entity') app.ctx.publisher.toEntity(e, 'interaction.conversation.updated', payload, { conversationId: sample!.id, externalChatId: 'x' });
+        else app.ctx.publisher.toEntity(e, 'interaction.conversation.updated', payload, target);
         const late = await Promise.race([done.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 2000))]);
         if (late) {
           missed[mode] += recipients.length - got;

@@ -155,6 +155,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runWorkers: deps.startQueue !== false,
     maintenanceIntervalSeconds: deps.config.queueMaintenanceIntervalSeconds,
   });
+  const realtime = createRealtimeGateway({
+    server: app.server,
+    authenticator,
+    activeMemberships: identity.activeMemberships,
+    log: app.log,
+    redis: deps.redis,
+    redisKeyPrefix: config.redisKeyPrefix,
+    recoveryMs: config.realtimeRecoverySeconds * 1000,
+  });
   const ctx: AppContext = {
     config,
     database: deps.database,
@@ -166,15 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     secrets: deps.secrets,
     log: app.log,
     redis: deps.redis,
-    realtime: createRealtimeGateway({
-      server: app.server,
-      authenticator,
-      activeMemberships: identity.activeMemberships,
-      log: app.log,
-      redis: deps.redis,
-      redisKeyPrefix: config.redisKeyPrefix,
-      recoveryMs: config.realtimeRecoverySeconds * 1000,
-    }),
+    realtime,
+    publisher: realtime.publisher,
   };
   app.addHook('onClose', async () => ctx.realtime.close());
   app.decorate('ctx', ctx);

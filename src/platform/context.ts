@@ -11,6 +11,7 @@ import type { TokenService } from './auth/jwt.js';
 import type { Authenticator } from './auth/authenticator.js';
 import type { ResolvedSecrets } from './secrets.js';
 import type { Realtime } from './realtime/gateway.js';
+import type { RealtimeEmitter } from './realtime/events.js';
 
 export interface AppContext {
   config: Config;
@@ -24,6 +25,11 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Shared Redis connection when `REDIS_URL` is set. */
   redis: Redis | undefined;
-  /** The realtime gateway (namespace /interactions); modules emit through `realtime.toEntity(...)`. */
+  /** The realtime gateway (namespaces, the audience, sockets); it emits nothing itself. */
   realtime: Realtime;
+  /**
+   * The one publisher of socket events (`realtime.publisher`): modules emit through it (`toEntity`, `toVisitor`),
+   * events of a change through the change's collector, published after its commit.
+   */
+  publisher: RealtimeEmitter;
 }

@@ -37,7 +37,7 @@ describe('durable consumers', () => {
         changeEventsOf(tx).domainEvent('contact.created', event);
         expect(inProcess).toEqual([]);
       },
-      first.app.ctx,
+      { realtime: first.app.ctx.publisher, events: first.app.ctx.events },
     );
     expect(inProcess).toEqual([event]);
     await first.close();
@@ -89,7 +89,7 @@ describe('publishing in a transaction', () => {
             changeEventsOf(tx).domainEvent('contact.created', contactCreated(2));
             throw new Error('the contact was refused');
           },
-          t.app.ctx,
+          { realtime: t.app.ctx.publisher, events: t.app.ctx.events },
         ),
       ).rejects.toThrow('the contact was refused');
       const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-rollback']);

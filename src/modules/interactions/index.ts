@@ -63,7 +63,9 @@ export async function registerInteractionsModule(
   media: Pick<MediaService, 'downloadUrls' | 'summaries' | 'ingest' | 'presignUpload' | 'finalizeUpload'>,
   options: { workers: boolean },
 ): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation }> {
-  const { db, events, realtime, log } = ctx;
+  const { db, events, log } = ctx;
+  // Every socket event leaves through the one publisher.
+  const realtime = ctx.publisher;
   const leadPlacement = createLeadPlacement(db);
   const serviceLevels = createServiceLevels({
     db,
@@ -125,10 +127,10 @@ export async function registerInteractionsModule(
   });
 
   // The website chat's visitors (issue 32): the send path delivers web messages to their sockets.
-  const widgetHub = createWidgetNamespace(realtime, log, ctx.config.publicBaseUrl);
+  const widgetHub = createWidgetNamespace(ctx.realtime, log, ctx.config.publicBaseUrl);
   const outbound = createOutboundService({
     db,
-    web: webDeliveryTo(widgetHub),
+    web: webDeliveryTo(realtime),
     templates,
     queue: ctx.queue,
     events,

@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
-import type { Realtime } from '../../platform/realtime/gateway.js';
+import type { RealtimeEmitter } from '../../platform/realtime/events.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
 import { findMediaById, transition } from './media.repository.js';
 import type { MediaObjectRow } from './media.table.js';
@@ -27,7 +27,7 @@ export interface MediaProcessorDeps {
   db: Db;
   storage: ObjectStorage;
   events: EventBus;
-  realtime: Realtime;
+  realtime: RealtimeEmitter;
   log: FastifyBaseLogger;
   imageMaxEdge: number;
   ffmpegPath: string;

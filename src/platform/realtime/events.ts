@@ -51,6 +51,16 @@ export type ServerEventName = keyof ServerToClientEvents;
 export type ServerEventPayload<E extends ServerEventName> = Parameters<ServerToClientEvents[E]>[0];
 
 /**
+ * Events the server sends a website chat visitor's sockets (namespace `/widget`), one payload argument each.
+ * The web channel declares them by augmenting this interface, like `ServerToClientEvents`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface VisitorServerEvents {}
+
+export type VisitorEventName = keyof VisitorServerEvents;
+export type VisitorEventPayload<E extends VisitorEventName> = Parameters<VisitorServerEvents[E]>[0];
+
+/**
  * Where an event goes besides the entity room (whose sockets see every conversation): the chat and
  * conversation rooms it concerns, and the rooms of the agents who see it without seeing the whole entity
  * (its assignee's, its routing queue's, its lead's sellers'; see `RealtimeAudience`).
@@ -92,10 +102,15 @@ export interface RealtimeAudience {
   ): Promise<{ conversationIds: number[]; externalChatIds: string[] }>;
 }
 
-/** Anything that emits server events to an entity: the gateway itself, or a list published after a commit. */
+/**
+ * Anything that emits socket events: the publisher itself (`ctx.publisher`: ephemeral events, or events of a
+ * change already committed), or a change's collector, published after its commit (`ChangeEvents`).
+ */
 export interface RealtimeEmitter {
-  /** Emits `event` to every socket of `entityId` (and the rooms of `target`); each socket receives it once. */
+  /** Emits `event` to every agent socket of `entityId` (and the rooms of `target`); each socket receives it once. */
   toEntity<E extends ServerEventName>(entityId: number, event: E, payload: ServerEventPayload<E>, target?: RealtimeTarget): void;
+  /** Emits `event` to every socket of the visitor of chat `externalChatId` on the website `websiteToken` (any instance). */
+  toVisitor<E extends VisitorEventName>(websiteToken: string, externalChatId: string, event: E, payload: VisitorEventPayload<E>): void;
 }
 
 const serverEvents = new Map<string, TSchema>();

@@ -32,22 +32,22 @@ import type {
   SubscriptionAck,
 } from './events.js';
 import { broadcastsSince, compareOffsets, deliverInStreamOrder, offsetOfEncoded } from './stream-order.js';
+import { createPublisher } from './publisher.js';
+import { chatRoom, conversationRoom, employeeRoom, entityRoom, leadRoom, queueRoom } from './rooms.js';
 
 const REALTIME_NAMESPACE = '/interactions';
 /** The Redis stream the instances broadcast through (and recovery reads back). */
 
-const entityRoom = (entityId: number) => `interactions:entity:${entityId}`;
-const chatRoom = (entityId: number, externalChatId: string) => `interactions:entity:${entityId}:chat:${externalChatId}`;
-const conversationRoom = (entityId: number, conversationId: number) => `interactions:entity:${entityId}:conversation:${conversationId}`;
-const employeeRoom = (entityId: number, employeeId: number) => `interactions:entity:${entityId}:employee:${employeeId}`;
-const queueRoom = (entityId: number, queueId: number) => `interactions:entity:${entityId}:queue:${queueId}`;
-const leadRoom = (entityId: number, leadId: number) => `interactions:entity:${entityId}:lead:${leadId}`;
+/** The website chat visitors' namespace (issue 32): its handshake is the web channel's, its broadcasts the publisher's. */
+const VISITOR_NAMESPACE = '/widget';
 /** Rooms the gateway manages from a member's audience scope (never joined on a client's request). */
 const AUDIENCE_ROOM = /:(employee|queue|lead):\d+$/;
 const CHAT_ROOM = /:chat:(.+)$/;
 const CONVERSATION_ROOM = /:conversation:(\d+)$/;
 
-export interface Realtime extends RealtimeEmitter {
+export interface Realtime {
+  /** The one publisher of socket events, to agents and to visitors (publisher.ts); modules get it as `ctx.publisher`. */
+  readonly publisher: RealtimeEmitter;
   /** Changes how often sockets are re-authorized (tests use a short interval). */
   configure(options: { authCheckIntervalMs?: number }): void;
   /**
@@ -443,19 +443,9 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
   }
   schedule();
 
+  const visitors = io.of(VISITOR_NAMESPACE);
   return {
-    toEntity(entityId, event, payload, target = {}) {
-      const rooms = [entityRoom(entityId)];
-      if (target.externalChatId !== undefined) rooms.push(chatRoom(entityId, target.externalChatId));
-      if (target.conversationId !== undefined) rooms.push(conversationRoom(entityId, target.conversationId));
-      // A handful of room names: Socket.IO unites their members, each socket receives the event once.
-      for (const employeeId of target.employeeIds ?? []) rooms.push(employeeRoom(entityId, employeeId));
-      if (target.queueId !== undefined && target.queueId !== null) rooms.push(queueRoom(entityId, target.queueId));
-      if (target.leadId !== undefined) rooms.push(leadRoom(entityId, target.leadId));
-      // Socket.IO's types cannot pair a generic event name with its payload; `toEntity`'s signature does.
-      const broadcast = nsp.to(rooms) as unknown as { emit(event: string, payload: unknown): boolean };
-      broadcast.emit(event, payload);
-    },
+    publisher: createPublisher(nsp, visitors),
     useAudience(a) {
       audience = a;
     },

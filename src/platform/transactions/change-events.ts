@@ -1,6 +1,6 @@
 /**
- * What a change publishes once it has committed: realtime events to the entity's sockets and domain
- * events, collected in order while the change runs (docs/architecture.md "Publishing"). Inside a
+ * What a change publishes once it has committed: socket events (to the entity's agents and to website
+ * visitors, through the one publisher) and domain events, collected in order while the change runs (docs/architecture.md "Publishing"). Inside a
  * transaction the collector is `changeEventsOf(tx)` and `transaction()` publishes it; a change made of
  * one autocommitted statement collects into `new ChangeEvents()` and calls `publish` itself afterwards
  * (only realtime events and domain events without durable consumers may go that way). Both lists stay
@@ -9,9 +9,14 @@
  */
 import type { Db } from '../../db/client.js';
 import type { DomainEventMap } from '../events/domain-events.js';
-import type { RealtimeEmitter, RealtimeTarget, ServerEventName, ServerEventPayload } from '../realtime/events.js';
+import type { RealtimeEmitter, RealtimeTarget, ServerEventName, ServerEventPayload, VisitorEventName, VisitorEventPayload } from '../realtime/events.js';
 
-type RealtimeEvent = { [E in ServerEventName]: { entityId: number; event: E; payload: ServerEventPayload<E>; target: RealtimeTarget } }[ServerEventName];
+type AgentEvent = { [E in ServerEventName]: { entityId: number; event: E; payload: ServerEventPayload<E>; target: RealtimeTarget } }[ServerEventName];
+type VisitorEvent = {
+  [E in VisitorEventName]: { websiteToken: string; externalChatId: string; event: E; payload: VisitorEventPayload<E> };
+}[VisitorEventName];
+/** A socket event for agents or for a visitor, kept in the order the change emitted them. */
+type RealtimeEvent = ({ to: 'agents' } & AgentEvent) | ({ to: 'visitor' } & VisitorEvent);
 type DomainEvent = { [K in keyof DomainEventMap]: { name: K; payload: DomainEventMap[K] } }[keyof DomainEventMap];
 
 /** The part of the event bus a change publishes through (`EventBus` from platform/events). */
@@ -22,9 +27,9 @@ export interface DomainEventSink {
   deliver<K extends keyof DomainEventMap>(name: K, payload: DomainEventMap[K], options: { durableEnqueued: boolean }): Promise<void>;
 }
 
-/** Where a change's events go: the realtime gateway and the event bus. */
+/** Where a change's events go: the socket publisher and the event bus. */
 export interface Publishers {
-  /** Needed by changes that emit realtime events. */
+  /** The socket publisher (`ctx.publisher`); needed by changes that emit socket events. */
   realtime?: RealtimeEmitter | undefined;
   events: DomainEventSink;
 }
@@ -35,7 +40,11 @@ export class ChangeEvents implements RealtimeEmitter {
   private durableEnqueued = false;
 
   toEntity<E extends ServerEventName>(entityId: number, event: E, payload: ServerEventPayload<E>, target: RealtimeTarget = {}): void {
-    this.realtime.push({ entityId, event, payload, target } as RealtimeEvent);
+    this.realtime.push({ to: 'agents', entityId, event, payload, target } as RealtimeEvent);
+  }
+
+  toVisitor<E extends VisitorEventName>(websiteToken: string, externalChatId: string, event: E, payload: VisitorEventPayload<E>): void {
+    this.realtime.push({ to: 'visitor', websiteToken, externalChatId, event, payload } as RealtimeEvent);
   }
 
   /** Queues domain event `name`. */
@@ -51,12 +60,17 @@ export class ChangeEvents implements RealtimeEmitter {
 
   /** Emits the realtime events, then delivers the domain events in process, each in the order they were collected. */
   async publish(to: Publishers): Promise<void> {
-    if (this.realtime.length > 0 && !to.realtime) throw new Error('a change emitted realtime events but was published without the realtime gateway');
+    if (this.realtime.length > 0 && !to.realtime) throw new Error('a change emitted socket events but was published without the publisher');
     for (const r of this.realtime) emit(to.realtime!, r);
     for (const d of this.domain) await to.events.deliver(d.name, d.payload, { durableEnqueued: this.durableEnqueued });
   }
 }
 
 // One event of the union at a time: TypeScript cannot correlate `event` and `payload` of a union member.
-const emit = <E extends ServerEventName>(to: RealtimeEmitter, r: { entityId: number; event: E; payload: ServerEventPayload<E>; target: RealtimeTarget }) =>
+const toAgents = <E extends ServerEventName>(to: RealtimeEmitter, r: { entityId: number; event: E; payload: ServerEventPayload<E>; target: RealtimeTarget }) =>
   to.toEntity(r.entityId, r.event, r.payload, r.target);
+const toVisitor = <E extends VisitorEventName>(
+  to: RealtimeEmitter,
+  r: { websiteToken: string; externalChatId: string; event: E; payload: VisitorEventPayload<E> },
+) => to.toVisitor(r.websiteToken, r.externalChatId, r.event, r.payload);
+const emit = (to: RealtimeEmitter, r: RealtimeEvent) => (r.to === 'agents' ? toAgents(to, r) : toVisitor(to, r));

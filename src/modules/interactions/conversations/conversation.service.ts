@@ -4,7 +4,7 @@
  * pushed to the entity's sockets after commit.
  */
 import type { Db } from '../../../db/client.js';
-import type { Realtime } from '../../../platform/realtime/gateway.js';
+import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { notFound } from '../../../platform/errors.js';
 import * as repo from './conversation.repository.js';
@@ -44,7 +44,7 @@ export interface ConversationService {
 
 export function createConversationService(deps: {
   db: Db;
-  realtime: Realtime;
+  realtime: RealtimeEmitter;
   /** Called after a conversation is marked read (the platform read receipt). */
   onRead?: (entityId: number, conversationId: number) => Promise<void>;
 }): ConversationService {

@@ -2,7 +2,7 @@
  * The server events of the interactions module on namespace /interactions (docs/api.md "Realtime"): each
  * payload's TypeBox schema is its single source (reusing the conversation and message response schemas),
  * declared in the platform's `ServerToClientEvents` and registered for the documentation test, and each
- * event has one typed emit function. An emit function takes any `RealtimeEmitter`: the gateway (emitted
+ * event has one typed emit function. An emit function takes any `RealtimeEmitter`: the publisher (emitted
  * at once) or a `ChangeEvents` collector (emitted once the transaction commits).
  */
 import { Type, type Static } from 'typebox';

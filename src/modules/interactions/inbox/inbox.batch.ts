@@ -11,7 +11,7 @@ import { isPermanentFailure } from '../../../platform/queue/queue.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../../db/client.js';
 import type { EventBus } from '../../../platform/events/bus.js';
-import type { Realtime } from '../../../platform/realtime/gateway.js';
+import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import * as inboxRepo from './inbox.repository.js';
 import { applyInboundEvents } from './inbound.service.js';
 import type { SlaClocks } from '../service-levels/index.js';
@@ -20,7 +20,7 @@ import { onCommit, transaction } from '../../../platform/transactions/transactio
 export interface BatchDeps {
   db: Db;
   events: EventBus;
-  realtime: Realtime;
+  realtime: RealtimeEmitter;
   log: FastifyBaseLogger;
   sla: SlaClocks;
 }

@@ -12,7 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../../db/client.js';
 import type { EventBus } from '../../../platform/events/bus.js';
-import type { Realtime } from '../../../platform/realtime/gateway.js';
+import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import * as inboxRepo from './inbox.repository.js';
 import { processBatch } from './inbox.batch.js';
 import type { SlaClocks } from '../service-levels/index.js';
@@ -49,7 +49,7 @@ export interface InboxWorker {
 export interface WorkerDeps {
   db: Db;
   events: EventBus;
-  realtime: Realtime;
+  realtime: RealtimeEmitter;
   log: FastifyBaseLogger;
   /** The SLA clocks a customer's message moves, in the batch's transaction. */
   sla: SlaClocks;

@@ -7,7 +7,7 @@
  */
 import type { Db } from '../../../db/client.js';
 import type { EventBus } from '../../../platform/events/bus.js';
-import type { Realtime } from '../../../platform/realtime/gateway.js';
+import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { notFound } from '../../../platform/errors.js';
 import type { IdentityService } from '../../identity/index.js';
@@ -32,7 +32,7 @@ export interface AssignmentService {
 export function createAssignmentService(deps: {
   db: Db;
   events: EventBus;
-  realtime: Realtime;
+  realtime: RealtimeEmitter;
   identity: Pick<IdentityService, 'assertActiveMember'>;
 }): AssignmentService {
   const { db } = deps;

@@ -7,7 +7,7 @@ import type { Static } from 'typebox';
 import type { Db } from '../../../db/client.js';
 import type { IdentityService } from '../../identity/index.js';
 import type { EventBus } from '../../../platform/events/bus.js';
-import type { Realtime } from '../../../platform/realtime/gateway.js';
+import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { conflict, notFound, validationFailed } from '../../../platform/errors.js';
 import type { FilterBody, FilterPatch, MemberBody, MemberPatch, QueueBody, QueuePatch } from './routing.schemas.js';
@@ -47,7 +47,7 @@ export type RoutingService = ReturnType<typeof createRoutingService>;
 export function createRoutingService(deps: {
   db: Db;
   events: EventBus;
-  realtime: Realtime;
+  realtime: RealtimeEmitter;
   identity: Pick<IdentityService, 'assertActiveMember' | 'assertActiveMembers'>;
 }) {
   const { db } = deps;

@@ -19,7 +19,7 @@ import { webChannelStaffRoutes, widgetRoutes } from './web-channel.routes.js';
 import { createVisitorTokens, createWidgetHub, createWidgetLimits, type WidgetHub } from '../widget/index.js';
 import { widgetAssetRoutes } from './widget-asset.routes.js';
 import { VisitorTyping } from './web-channel.schemas.js';
-import { defineServerEvent } from '../../../platform/realtime/events.js';
+import { defineServerEvent, type RealtimeEmitter } from '../../../platform/realtime/events.js';
 import { AppError } from '../../../platform/errors.js';
 
 export { seedWebChannelDemo } from './web-channel.demo.js';
@@ -34,14 +34,14 @@ export function createWidgetNamespace(realtime: Realtime, log: FastifyInstance['
   return createWidgetHub(realtime.namespace('/widget'), log, publicBaseUrl);
 }
 
-/** What the send path calls to reach visitors (outbound's `WebDelivery`). */
-export function webDeliveryTo(hub: WidgetHub) {
+/** What the send path calls to reach visitors (outbound's `WebDelivery`): the publisher's visitor events. */
+export function webDeliveryTo(publisher: RealtimeEmitter) {
   return {
     deliver(input: { websiteToken: string; externalChatId: string; message: MessageRow; mediaUrl: string | null }) {
-      hub.toVisitor(input.websiteToken, input.externalChatId, 'widget.message', { message: toVisitorMessage(input.message, input.mediaUrl) });
+      publisher.toVisitor(input.websiteToken, input.externalChatId, 'widget.message', { message: toVisitorMessage(input.message, input.mediaUrl) });
     },
     read(input: { websiteToken: string; externalChatId: string; upTo: MessageRow }) {
-      hub.toVisitor(input.websiteToken, input.externalChatId, 'widget.read', { up_to_message_id: input.upTo.id });
+      publisher.toVisitor(input.websiteToken, input.externalChatId, 'widget.read', { up_to_message_id: input.upTo.id });
     },
   };
 }
@@ -57,7 +57,7 @@ export async function registerWebChannel(
     jwtSecret: string;
     redis: Redis | undefined;
     redisKeyPrefix: string;
-    realtime: Realtime;
+    realtime: RealtimeEmitter;
     hub: WidgetHub;
     media: Pick<MediaService, 'presignUpload' | 'finalizeUpload' | 'downloadUrls'>;
     settings: Config['widget'];

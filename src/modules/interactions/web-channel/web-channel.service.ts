@@ -408,7 +408,7 @@ export function createWebChannelService(deps: {
       if (!c) throw notFound('conversation', id);
       if (c.channelTypeCode !== 'web') throw new AppError(422, 'unsupported_channel', 'Unprocessable', 'Typing indicators reach web conversations only');
       const account = await repo.findAccount(db, caller.entityId, c.entityChannelAccountId);
-      if (account) deps.hub.toVisitor(account.websiteToken, c.externalChatId, 'widget.typing', { typing });
+      if (account) deps.realtime.toVisitor(account.websiteToken, c.externalChatId, 'widget.typing', { typing });
     },
   };
 }

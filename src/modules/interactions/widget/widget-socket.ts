@@ -15,14 +15,17 @@ import type { Namespace, Socket } from 'socket.io';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import { ownOrigins } from '../../../platform/http/service-origin.js';
+import { visitorGenerationRoom, visitorRoom } from '../../../platform/realtime/rooms.js';
 import type { VisitorMessage } from './visitor-message.schemas.js';
 
-/** What the server sends a visitor's sockets. */
-interface WidgetServerEvents {
-  'widget.ready': { visitor_id: number; conversation_id: number | null };
-  'widget.message': { message: VisitorMessage };
-  'widget.typing': { typing: boolean };
-  'widget.read': { up_to_message_id: number };
+declare module '../../../platform/realtime/events.js' {
+  /** What the server sends a visitor's sockets (through the publisher, but `widget.ready`, the handshake's answer). */
+  interface VisitorServerEvents {
+    'widget.ready': (payload: { visitor_id: number; conversation_id: number | null }) => void;
+    'widget.message': (payload: { message: VisitorMessage }) => void;
+    'widget.typing': (payload: { typing: boolean }) => void;
+    'widget.read': (payload: { up_to_message_id: number }) => void;
+  }
 }
 
 /** An authenticated visitor's socket, as the web channel's service knows it. */
@@ -43,8 +46,6 @@ interface WidgetHandlers<V extends SocketVisitor> {
 }
 
 export interface WidgetHub {
-  /** Emits to every socket of the visitor of chat `externalChatId` on the account of `websiteToken` (any instance). */
-  toVisitor<E extends keyof WidgetServerEvents>(websiteToken: string, externalChatId: string, event: E, payload: WidgetServerEvents[E]): void;
   /**
    * Closes the sockets of the visitor of chat `externalChatId` (any instance) opened with the token that
    * `generation` replaced: a revoked token hears nothing more.
@@ -54,10 +55,6 @@ export interface WidgetHub {
   attach<V extends SocketVisitor>(handlers: WidgetHandlers<V>): void;
   socketCount(): number;
 }
-
-const visitorRoom = (websiteToken: string, externalChatId: string) => `widget:${websiteToken}:${externalChatId}`;
-/** The sockets of one token generation of a visitor, closed together when it is revoked. */
-const generationRoom = (websiteToken: string, externalChatId: string, generation: number) => `${visitorRoom(websiteToken, externalChatId)}#${generation}`;
 
 function handshakeError(code: string, message: string): Error {
   const err = new Error(message) as Error & { data: { code: string } };
@@ -86,7 +83,7 @@ export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger, publicBa
     const h = handlers!;
     void socket.join([
       visitorRoom(visitor.websiteToken, visitor.externalChatId),
-      generationRoom(visitor.websiteToken, visitor.externalChatId, visitor.tokenGeneration),
+      visitorGenerationRoom(visitor.websiteToken, visitor.externalChatId, visitor.tokenGeneration),
     ]);
     const fail = (err: unknown) => {
       if (!(err instanceof AppError)) log.warn({ err }, 'widget socket event failed');
@@ -110,13 +107,10 @@ export function createWidgetHub(nsp: Namespace, log: FastifyBaseLogger, publicBa
     );
   });
   return {
-    toVisitor(websiteToken, externalChatId, event, payload) {
-      nsp.to(visitorRoom(websiteToken, externalChatId)).emit(event, payload);
-    },
     closeRevoked(websiteToken, externalChatId, generation) {
       // A generation is replaced only by the next one (a resume checks the current one), and that
       // replacement closed the generations before it.
-      nsp.in(generationRoom(websiteToken, externalChatId, generation - 1)).disconnectSockets(true);
+      nsp.in(visitorGenerationRoom(websiteToken, externalChatId, generation - 1)).disconnectSockets(true);
     },
     attach(h) {
       handlers = h;
