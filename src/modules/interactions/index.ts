@@ -25,7 +25,7 @@ import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
 import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
-import { createInboxWorker, createOperatorService, registerInboxMetrics, type InboxWorker } from './inbox/index.js';
+import { createIntakeWorker, createOperatorService, registerIntakeMetrics, type IntakeWorker } from './intake/index.js';
 import { channelRoutes } from './message-kinds/index.js';
 import { createOutboundService, outboundRoutes, registerSendLatency, type OutboundService } from './outbound/index.js';
 import { assignmentRoutes, createAssignmentService, createRoutingService, routingRoutes } from './routing/index.js';
@@ -45,8 +45,8 @@ export { TemplateMessageBody } from './templates/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The inline inbox worker (tests and operators wait on it, reconfigure retries). */
-    interactionsWorker: InboxWorker;
+    /** The inline intake worker (tests and operators wait on it, reconfigure retries). */
+    interactionsWorker: IntakeWorker;
   }
 }
 
@@ -54,7 +54,7 @@ declare module 'fastify' {
  * Registers the communications webhook (`/api/interactions/webhooks/*`), the conversations and routing
  * APIs (`/interactions/*`), sending (`/interactions/conversations/:id/messages/*`), the entity's channel
  * accounts (`/entity-channel-accounts`, codes `entity_channel_accounts.*`), all bare and under /api, and
- * starts the inbox worker with the app and the sending workers when `workers`.
+ * starts the intake worker with the app and the sending workers when `workers`.
  */
 export async function registerInteractionsModule(
   app: FastifyInstance,
@@ -79,7 +79,7 @@ export async function registerInteractionsModule(
   });
   await serviceLevels.start(options);
   const sla = serviceLevels.clocks;
-  const worker = createInboxWorker({
+  const worker = createIntakeWorker({
     db,
     events,
     realtime,
@@ -97,7 +97,7 @@ export async function registerInteractionsModule(
   app.decorate('interactionsWorker', worker);
   app.addHook('onReady', async () => worker.start());
   app.addHook('preClose', async () => worker.stop());
-  registerInboxMetrics(app.metrics, db);
+  registerIntakeMetrics(app.metrics, db);
 
   const { communications: settings } = ctx.config;
   // Every call to a communications service goes through the outbound guard (docs/operations.md "Security").

@@ -61,7 +61,7 @@ class LostRace extends Error {}
 
 /**
  * 422 `invalid_channel_identifier`: `identifier` can never name a contact on `type` (a WhatsApp sender id
- * that is not a phone number's digits). A queue or the webhook inbox dead-letters it at once with this reason.
+ * that is not a phone number's digits). A queue or the webhook intake dead-letters it at once with this reason.
  */
 function invalidIdentifier(type: ContactChannelType, identifier: string): AppError {
   const shown = JSON.stringify(identifier.length > 64 ? `${identifier.slice(0, 64)}…` : identifier);

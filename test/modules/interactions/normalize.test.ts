@@ -15,7 +15,7 @@ import {
   platformTime,
   type CanonicalEvent,
   type CanonicalMessageEvent,
-} from '../../../src/modules/interactions/projection/canonical.js';
+} from '../../../src/modules/interactions/model/canonical-event.js';
 import { metaMessage, metaReaction, metaStatus, whatsAppMessage, whatsAppStatus } from '../../../sim/communications/payloads.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/platform-payloads');

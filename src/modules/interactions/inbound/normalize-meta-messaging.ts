@@ -6,7 +6,7 @@
  * (`mids[]`, `watermark`) and `read` (`watermark`), Instagram `read` (`mid`). Timestamps are in
  * milliseconds. Other items (referral alone, optins, edits) are ignored.
  */
-import { platformTime, MalformedPayload, type CanonicalEvent, type CanonicalMessageEvent, type MessageType, type Platform } from '../projection/index.js';
+import { platformTime, MalformedPayload, type CanonicalEvent, type CanonicalMessageEvent, type MessageType, type Platform } from '../model/index.js';
 import { asArray, asRecord, optString, reqString } from './normalize-util.js';
 
 // A Map, not an object literal: attachment types are platform input, and names such as `constructor`

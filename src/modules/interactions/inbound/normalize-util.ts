@@ -1,5 +1,5 @@
 /** Small structural readers shared by the platform normalizers; each throws `MalformedPayload` with a JSON pointer. */
-import { MalformedPayload } from '../projection/index.js';
+import { MalformedPayload } from '../model/index.js';
 
 export function asRecord(value: unknown, path: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new MalformedPayload(`${path || '/'} must be an object`, path);

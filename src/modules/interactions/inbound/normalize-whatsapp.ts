@@ -7,7 +7,7 @@
  * field is read by `whatsAppTemplateReviews`; other change fields are ignored.
  */
 import { normalizePhone } from '../../records/index.js';
-import { MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent, type MessageType } from '../projection/index.js';
+import { MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent, type MessageType } from '../model/index.js';
 import type { TemplateReview } from '../templates/index.js';
 import { asArray, asRecord, optString, reqString } from './normalize-util.js';
 

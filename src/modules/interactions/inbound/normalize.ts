@@ -3,7 +3,7 @@
  * (WhatsApp Cloud API, Messenger, Instagram) or `format: canonical`, and returns canonical events.
  * Step 3 (structural validation) runs on the result. Throws `MalformedPayload`.
  */
-import { MalformedPayload, validateCanonicalEvents, type CanonicalEvent } from '../projection/index.js';
+import { MalformedPayload, validateCanonicalEvents, type CanonicalEvent } from '../model/index.js';
 import { normalizeWhatsApp, whatsAppTemplateReviews } from './normalize-whatsapp.js';
 import type { TemplateReview } from '../templates/index.js';
 import { normalizeMetaMessaging } from './normalize-meta-messaging.js';

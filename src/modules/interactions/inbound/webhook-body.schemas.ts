@@ -4,7 +4,7 @@
  * schemas describe it without validating it, and a payload outside them answers 400 `malformed_payload`.
  */
 import { Type } from 'typebox';
-import { CanonicalEventSchema } from '../projection/index.js';
+import { CanonicalEventSchema } from '../model/index.js';
 
 /** One Meta webhook envelope: the app's subscription delivers `entry[]` of one product. */
 function metaEnvelope(object: string, description: string, entryMember: 'changes' | 'messaging') {

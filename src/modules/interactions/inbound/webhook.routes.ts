@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Id } from '../../../platform/http/ids.js';
 import { Type } from 'typebox';
 import type { WebhookService } from './webhook.service.js';
-import type { OperatorService } from '../inbox/index.js';
+import type { OperatorService } from '../intake/index.js';
 import { operatorRoute } from '../communications/index.js';
 import { principalOf } from '../../../platform/auth/guard.js';
 import { badRequest } from '../../../platform/errors.js';
@@ -11,7 +11,7 @@ import { storableText } from '../../../platform/http/json-body.js';
 import { WebhookBody } from './webhook-body.schemas.js';
 
 const AcceptResponse = Type.Object({ received: Type.Integer(), accepted: Type.Integer(), duplicates: Type.Integer() });
-const InboxItem = Type.Object({
+const IntakeItem = Type.Object({
   id: Type.Integer(),
   event_key: Type.String(),
   platform: Type.String(),
@@ -25,8 +25,8 @@ const InboxItem = Type.Object({
   received_at: Type.String({ format: 'date-time' }),
   event: Type.Unknown(),
 });
-const InboxList = Type.Object({
-  data: Type.Array(InboxItem),
+const IntakeList = Type.Object({
+  data: Type.Array(IntakeItem),
   pagination: Type.Object({ next_cursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }),
 });
 const ListQuery = Type.Object({
@@ -97,7 +97,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ service: WebhookService;
         tags,
         summary: 'Events whose processing failed for good, with their error',
         querystring: ListQuery,
-        response: { 200: InboxList, 403: FORBIDDEN },
+        response: { 200: IntakeList, 403: FORBIDDEN },
       },
     },
     async (request) => operator.list(principalOf(request), 'dead', request.query),
@@ -110,7 +110,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ service: WebhookService;
         tags,
         summary: 'Valid events whose receiving account belongs to no entity',
         querystring: ListQuery,
-        response: { 200: InboxList, 403: FORBIDDEN },
+        response: { 200: IntakeList, 403: FORBIDDEN },
       },
     },
     async (request) => operator.list(principalOf(request), 'unroutable', request.query),

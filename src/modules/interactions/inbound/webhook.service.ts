@@ -1,8 +1,8 @@
 /**
  * Acceptance of the communications webhook (SPEC "Inbound webhook processing order", steps 1 to 4 and
  * "Webhook and other endpoint authentication"): optional `X-Hub-Signature-256` check, normalization,
- * structural validation, durable insert into the inbox (deduplicated by platform event id, committed in
- * groups with concurrent requests), hand-off to the inline worker. Answers as soon as its inbox rows are
+ * structural validation, durable insert into the intake (deduplicated by platform event id, committed in
+ * groups with concurrent requests), hand-off to the inline worker. Answers as soon as its intake rows are
  * committed. Template review changes (WhatsApp `message_template_status_update`) carry no conversation:
  * they are applied to the templates at once, before the answer. A request carries at most `maxEvents`
  * events (COMMUNICATIONS_WEBHOOK_MAX_EVENTS; more is 413 `too_many_events`), inserted `INSERT_CHUNK` at a
@@ -13,11 +13,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import DataLoader from 'dataloader';
 import type { Database } from '../../../db/client.js';
 import { AppError, badRequest, unauthorized } from '../../../platform/errors.js';
-import { chatKey, eventKey, MalformedPayload } from '../projection/index.js';
+import { chatKey, eventKey, MalformedPayload } from '../model/index.js';
 import { normalizeWebhook, templateReviewsOf } from './normalize.js';
 import type { TemplateService } from '../templates/index.js';
-import { insertNewInboxEvents, type NewInboxEvent } from '../inbox/index.js';
-import type { InboxWorker } from '../inbox/index.js';
+import { insertNewIntakeEvents, type NewIntakeEvent } from '../intake/index.js';
+import type { IntakeWorker } from '../intake/index.js';
 
 interface AcceptResult {
   /** Conversation events and template reviews in the payload. */
@@ -41,14 +41,14 @@ const INSERT_CHUNK = 200;
 
 export function createWebhookService(deps: {
   database: Pick<Database, 'preparedQuery'>;
-  worker: InboxWorker;
+  worker: IntakeWorker;
   appSecret: string | undefined;
   graceSeconds: number;
   templates: Pick<TemplateService, 'applyReviews'>;
   /** Most events one request may carry (COMMUNICATIONS_WEBHOOK_MAX_EVENTS). */
   maxEvents: number;
 }): WebhookService {
-  const inbox = inboxWriter(deps.database, deps.graceSeconds);
+  const intake = intakeWriter(deps.database, deps.graceSeconds);
   return {
     async accept({ rawBody, body, signature, query }) {
       if (deps.appSecret !== undefined) verifySignature(deps.appSecret, rawBody, signature);
@@ -79,7 +79,7 @@ export function createWebhookService(deps: {
       const ids: (number | null)[] = [];
       for (let from = 0; from < items.length; from += INSERT_CHUNK) {
         if (from > 0) await new Promise((resolve) => setImmediate(resolve));
-        ids.push(...(await Promise.all(items.slice(from, from + INSERT_CHUNK).map((item) => inbox.load(item)))));
+        ids.push(...(await Promise.all(items.slice(from, from + INSERT_CHUNK).map((item) => intake.load(item)))));
       }
       const inserted = items.flatMap((item, i) => (ids[i] === null ? [] : [{ id: ids[i]!, chatKey: item.chatKey }]));
       deps.worker.dispatch(inserted);
@@ -91,15 +91,15 @@ export function createWebhookService(deps: {
 }
 
 /**
- * Group commit of the inbox: the events of every request that arrives in one turn of the event loop are
+ * Group commit of the intake: the events of every request that arrives in one turn of the event loop are
  * inserted by ONE statement (one round trip, one WAL flush), each request still answered only once its
  * events are committed. `load(event)` gives the new row's id, or null for a duplicate (an event key seen
  * before, or earlier in the same group). When the group's statement fails, each event is inserted alone,
  * so one event the database refuses fails only its own request.
  */
-function inboxWriter(database: Pick<Database, 'preparedQuery'>, graceSeconds: number): DataLoader<NewInboxEvent, number | null> {
-  const insert = async (events: readonly NewInboxEvent[]): Promise<(number | null)[]> => {
-    const rows = await insertNewInboxEvents(database, [...events], graceSeconds);
+function intakeWriter(database: Pick<Database, 'preparedQuery'>, graceSeconds: number): DataLoader<NewIntakeEvent, number | null> {
+  const insert = async (events: readonly NewIntakeEvent[]): Promise<(number | null)[]> => {
+    const rows = await insertNewIntakeEvents(database, [...events], graceSeconds);
     const idOf = new Map(rows.map((r) => [r.eventKey, r.id]));
     return events.map((e) => {
       const id = idOf.get(e.eventKey);

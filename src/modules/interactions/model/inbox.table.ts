@@ -1,6 +1,6 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { INBOX_STATES } from './interactions.enums.js';
+import { INTAKE_STATES } from './interactions.enums.js';
 
 /**
  * The durable inbox of the communications webhook (SPEC "Inbound webhook processing order"): one row per
@@ -24,7 +24,7 @@ export const interactionWebhookInbox = pgTable(
     occurredAt: timestamp({ withTimezone: true }).notNull(),
     /** The canonical event (see canonical.ts). */
     event: jsonb().notNull(),
-    state: text({ enum: INBOX_STATES }).notNull().default('pending'),
+    state: text({ enum: INTAKE_STATES }).notNull().default('pending'),
     attempts: integer().notNull().default(0),
     lastError: text(),
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

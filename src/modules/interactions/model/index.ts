@@ -1,4 +1,4 @@
-/** The data model of interactions: its tables (one owner, this module) and its enumerations, each written once. Every room builds on it; it imports no room. */
+/** The data model of interactions: its tables (one owner, this module), its enumerations, each written once, and the canonical event every channel's events become (intake and apply both read it). Every room builds on it; it imports no room. */
 export { interactionCommunicationsConfig } from './communications-config.table.js';
 export { conversation } from './conversation.table.js';
 export { entityChannelAccount } from './entity-channel-account.table.js';
@@ -10,10 +10,8 @@ export {
   ASSIGNMENT_VIAS,
   CHANNEL_TYPE_CODES,
   CONVERSATION_STATUSES,
-  DELIVERY_STATUSES,
   MESSAGE_DIRECTIONS,
   MESSAGE_STATUSES,
-  PLATFORMS,
   PLATFORM_CODES,
   SLA_METRICS,
   SLA_STATUSES,
@@ -28,7 +26,7 @@ export type {
   ConversationEventKind,
   ConversationStatus,
   DeliveryStatus,
-  InboxState,
+  IntakeState,
   Platform,
   SlaMetric,
   SlaStatus,
@@ -36,6 +34,17 @@ export type {
   TemplateStatus,
 } from './interactions.enums.js';
 export { REPORT_GROUPINGS } from './conversation-report-day.table.js';
+export {
+  CanonicalEvent as CanonicalEventSchema,
+  MESSAGE_TYPES,
+  MalformedPayload,
+  chatKey,
+  chatKeyOf,
+  eventKey,
+  platformTime,
+  validateCanonicalEvents,
+} from './canonical-event.js';
+export type { CanonicalEvent, CanonicalMessageEvent, CanonicalStatusEvent, MessageType } from './canonical-event.js';
 export { message } from './message.table.js';
 export { businessHours, conversationSlaBreach, slaPolicy } from './service-level.table.js';
 export type { SlaState, SlaClock } from './sla-state.js';

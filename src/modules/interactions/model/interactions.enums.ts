@@ -9,7 +9,7 @@ export const CHANNEL_TYPE_CODES = ['chatapp_api', 'chatapp_business', 'social_me
 export type ChannelTypeCode = (typeof CHANNEL_TYPE_CODES)[number];
 
 /**
- * Messaging platforms whose events enter the inbox: the communications webhook's three, and `web`, the
+ * Messaging platforms whose events enter the webhook intake: the communications webhook's three, and `web`, the
  * website chat this service carries itself (issue 32; only the visitor API writes its events).
  */
 export const PLATFORMS = ['whatsapp', 'messenger', 'instagram', 'web'] as const;
@@ -110,9 +110,9 @@ export type ConversationEventKind = (typeof CONVERSATION_EVENT_KINDS)[number];
 export const ASSIGNMENT_VIAS = ['seller', 'queue', 'manual'] as const;
 export type AssignmentVia = (typeof ASSIGNMENT_VIAS)[number];
 
-/** States of an inbox row: pending → processed | unroutable | dead (dead letter). */
-export const INBOX_STATES = ['pending', 'processed', 'unroutable', 'dead'] as const;
-export type InboxState = (typeof INBOX_STATES)[number];
+/** States of an intake row (`interaction_webhook_inbox`): pending → processed | unroutable | dead (dead letter). */
+export const INTAKE_STATES = ['pending', 'processed', 'unroutable', 'dead'] as const;
+export type IntakeState = (typeof INTAKE_STATES)[number];
 
 /** Review states of a message template on the platform; only `approved` can be sent. */
 export const TEMPLATE_STATUSES = ['pending', 'approved', 'rejected', 'paused'] as const;

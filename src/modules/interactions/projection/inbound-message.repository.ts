@@ -12,7 +12,7 @@ import type { Db } from '../../../db/client.js';
 import { runStatementIn } from '../../../db/statement.js';
 import { RECORD_MESSAGES } from './inbound-message.sql.js';
 import { rowFromJson } from '../../../db/json-row.js';
-import type { CanonicalMessageEvent } from './canonical.js';
+import type { CanonicalMessageEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
 import { conversation, type ConversationStatus } from '../model/index.js';
 import { message } from '../model/index.js';

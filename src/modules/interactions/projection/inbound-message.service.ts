@@ -7,7 +7,7 @@
  */
 import type { Db } from '../../../db/client.js';
 import { sellersOf } from '../../records/index.js';
-import type { CanonicalMessageEvent } from './canonical.js';
+import type { CanonicalMessageEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
 import { contactWroteElsewhere, recordMessages, type RecordedMessage } from './inbound-message.repository.js';
 import { openConversations } from './conversation-opening.service.js';

@@ -6,7 +6,7 @@
  * outbound message of the chat up to their time.
  */
 import type { Db } from '../../../db/client.js';
-import type { CanonicalStatusEvent } from './canonical.js';
+import type { CanonicalStatusEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
 import type { MessageRow } from '../conversations/index.js';
 import { changeEventsOf } from '../../../platform/transactions/transaction.js';

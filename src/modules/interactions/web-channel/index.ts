@@ -1,7 +1,7 @@
 /**
  * The website chat (issue 32): the `web` channel this service carries itself. Web accounts' settings, the
  * visitor API (`/api/widget/:website_token/*`), the visitors' socket namespace `/widget`, the widget script
- * (`/widget.js`) and its demo page (`/widget/demo`). Visitor messages enter the inbox like every channel's
+ * (`/widget.js`) and its demo page (`/widget/demo`). Visitor messages enter the webhook intake like every channel's
  * events; agents answer with the send endpoints, delivered to the visitor's sockets (`WebDelivery`).
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +12,7 @@ import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
 import type { Realtime } from '../../../platform/realtime/gateway.js';
 import { registerBareAndApi, registerRoutes } from '../../../platform/http/dual-prefix.js';
 import type { MediaService } from '../../media/index.js';
-import type { InboxWorker } from '../inbox/index.js';
+import type { IntakeWorker } from '../intake/index.js';
 import type { MessageRow } from '../conversations/index.js';
 import { createWebChannelService, toVisitorMessage } from './web-channel.service.js';
 import { webChannelStaffRoutes, widgetRoutes } from './web-channel.routes.js';
@@ -52,7 +52,7 @@ export async function registerWebChannel(
   deps: {
     db: Db;
     database: Pick<Database, 'preparedQuery'>;
-    worker: InboxWorker;
+    worker: IntakeWorker;
     box: SealedBox;
     jwtSecret: string;
     redis: Redis | undefined;

@@ -1,6 +1,6 @@
 /**
  * The website chat (issue 32): a web account's settings (staff), and the visitor side: sessions (start,
- * resume with rotation, identity verification), sending into the same inbox as every channel, uploads
+ * resume with rotation, identity verification), sending into the same webhook intake as every channel, uploads
  * through the media module, the conversation's history, read receipts and typing both ways.
  *
  * Isolation: a visitor token names its visitor, entity, account and chat id; every request checks them
@@ -16,8 +16,8 @@ import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
 import { AppError, forbidden, notFound, unauthorized, validationFailed } from '../../../platform/errors.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import type { MediaService } from '../../media/index.js';
-import { insertNewInboxEvents, type InboxWorker } from '../inbox/index.js';
-import { chatKey, eventKey, type CanonicalEvent } from '../projection/index.js';
+import { insertNewIntakeEvents, type IntakeWorker } from '../intake/index.js';
+import { chatKey, eventKey, type CanonicalEvent } from '../model/index.js';
 import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../conversations/index.js';
 import type { PrechatFields, WidgetAppearance } from '../model/index.js';
 import * as repo from './web-channel.repository.js';
@@ -68,7 +68,7 @@ export interface VisitorContext extends AccountWithSettings {
 export function createWebChannelService(deps: {
   db: Db;
   database: Pick<Database, 'preparedQuery'>;
-  worker: Pick<InboxWorker, 'dispatch'>;
+  worker: Pick<IntakeWorker, 'dispatch'>;
   box: SealedBox;
   tokens: VisitorTokens;
   limits: WidgetLimits;
@@ -180,10 +180,10 @@ export function createWebChannelService(deps: {
     return repo.findConversationId(db, v.account.entityId, v.account.id, v.externalChatId);
   }
 
-  /** Puts one canonical web event into the inbox and hands it to the worker: the path every channel's events take. */
+  /** Puts one canonical web event into the intake and hands it to the worker: the path every channel's events take. */
   async function intake(event: CanonicalEvent): Promise<boolean> {
     const key = chatKey(event);
-    const [row] = await insertNewInboxEvents(deps.database, [{ eventKey: eventKey(event), chatKey: key, event }], 2);
+    const [row] = await insertNewIntakeEvents(deps.database, [{ eventKey: eventKey(event), chatKey: key, event }], 2);
     if (row) deps.worker.dispatch([{ id: row.id, chatKey: key }]);
     return row !== undefined;
   }
@@ -320,7 +320,7 @@ export function createWebChannelService(deps: {
       return issue(a, visitor);
     },
 
-    /** Puts the visitor's message into the inbox (the same path as every channel). 400 when too long or the attachment is not theirs. */
+    /** Puts the visitor's message into the intake (the same path as every channel). 400 when too long or the attachment is not theirs. */
     async send(v: VisitorContext, body: SendBody): Promise<{ message_id: string; duplicate: boolean }> {
       const text = body.text?.trim() ? body.text : null;
       if (text !== null && [...text].length > deps.maxTextLength)

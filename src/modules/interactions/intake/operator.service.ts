@@ -1,5 +1,5 @@
 /**
- * Operator views of the inbox: the dead-letter list (processing failed after every retry, with the
+ * Operator views of the webhook intake: the dead-letter list (processing failed after every retry, with the
  * error) and the unroutable list (valid events for an account no entity owns). These rows have no
  * entity yet, so they are shown only to operators: holders of `communications.command_palette.view`
  * whose e-mail is in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS (SPEC "Errors" 5). The routes check
@@ -8,8 +8,8 @@
 import type { Db } from '../../../db/client.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { assertPrivilegedOperator } from '../communications/index.js';
-import * as inboxRepo from './inbox.repository.js';
-import type { InboxWorker } from './inbox.worker.js';
+import * as intakeRepo from './intake.repository.js';
+import type { IntakeWorker } from './intake.worker.js';
 
 export interface OperatorService {
   list(
@@ -20,26 +20,26 @@ export interface OperatorService {
   retry(principal: Principal, ids: number[]): Promise<{ requeued: number }>;
 }
 
-export function createOperatorService(deps: { db: Db; privilegedEmails: string[]; worker: InboxWorker }): OperatorService {
+export function createOperatorService(deps: { db: Db; privilegedEmails: string[]; worker: IntakeWorker }): OperatorService {
   const check = (p: Principal) => assertPrivilegedOperator(p, deps.privilegedEmails);
   return {
     async list(principal, state, q) {
       check(principal);
       const limit = q.limit ?? 50;
-      const rows = await inboxRepo.listByState(deps.db, state, limit + 1, q.cursor !== undefined ? Number(q.cursor) : undefined);
+      const rows = await intakeRepo.listByState(deps.db, state, limit + 1, q.cursor !== undefined ? Number(q.cursor) : undefined);
       const page = rows.slice(0, limit);
       return { data: page.map(toItem), pagination: { next_cursor: rows.length > limit ? String(page.at(-1)!.id) : null, limit } };
     },
     async retry(principal, ids) {
       check(principal);
-      const requeued = await inboxRepo.requeue(deps.db, ids);
+      const requeued = await intakeRepo.requeue(deps.db, ids);
       await deps.worker.sweep();
       return { requeued };
     },
   };
 }
 
-function toItem(r: inboxRepo.InboxRow) {
+function toItem(r: intakeRepo.IntakeRow) {
   return {
     id: r.id,
     event_key: r.eventKey,

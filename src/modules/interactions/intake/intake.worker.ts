@@ -13,8 +13,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../../db/client.js';
 import type { EventBus } from '../../../platform/events/bus.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
-import * as inboxRepo from './inbox.repository.js';
-import { processBatch } from './inbox.batch.js';
+import * as intakeRepo from './intake.repository.js';
+import { processBatch } from './intake.batch.js';
 import type { SlaClocks } from '../service-levels/index.js';
 
 interface WorkerOptions {
@@ -30,7 +30,7 @@ interface WorkerOptions {
   retentionDays: number;
 }
 
-export interface InboxWorker {
+export interface IntakeWorker {
   /** Queues inbox ids for immediate processing; `chatKey` serializes one chat's events. */
   dispatch(items: { id: number; chatKey: string }[]): void;
   start(): void;
@@ -56,7 +56,7 @@ export interface WorkerDeps {
   options: WorkerOptions;
 }
 
-export function createInboxWorker(deps: WorkerDeps): InboxWorker {
+export function createIntakeWorker(deps: WorkerDeps): IntakeWorker {
   const options = { ...deps.options };
   /** Ids waiting per chat, in arrival order. */
   const waiting = new Map<string, number[]>();
@@ -133,11 +133,11 @@ export function createInboxWorker(deps: WorkerDeps): InboxWorker {
     if (stopped || sweeping) return 0;
     sweeping = true;
     try {
-      const rows = await inboxRepo.dueRows(deps.db, 500, recover);
+      const rows = await intakeRepo.dueRows(deps.db, 500, recover);
       dispatch(rows);
       if (Date.now() - lastPurge > 3_600_000) {
         lastPurge = Date.now();
-        await inboxRepo.purgeProcessed(deps.db, options.retentionDays);
+        await intakeRepo.purgeProcessed(deps.db, options.retentionDays);
       }
       return rows.length;
     } catch (err) {

@@ -7,8 +7,8 @@
  * (inbound-status.service.ts). Returns each event's outcome and what it publishes after commit.
  */
 import type { Db } from '../../../db/client.js';
-import type { CanonicalEvent } from '../projection/index.js';
-import type { ClaimedEvent } from './inbox.repository.js';
+import type { CanonicalEvent } from '../model/index.js';
+import type { ClaimedEvent } from './intake.repository.js';
 import { registerAccount, type ChannelAccountRef } from '../channel-accounts/index.js';
 import { findEntityByCommunicationsConfig } from '../communications/index.js';
 import { receiveMessages, type InboundMessage } from '../projection/index.js';

@@ -1,14 +1,14 @@
 /**
- * The inbox's gauges on the service's Prometheus registry (docs/operations.md "Background jobs"):
+ * The webhook intake's gauges on the service's Prometheus registry (docs/operations.md "Background jobs"):
  * `interactions_inbox_dead_letters`, `interactions_inbox_pending_events` and `interactions_webhook_lag_seconds`,
  * read at scrape time (one query serves both lag gauges of a scrape).
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../../../db/client.js';
 import { readOncePerScrape } from '../../../platform/scrape-reading.js';
-import { countDead, pendingLag } from './inbox.repository.js';
+import { countDead, pendingLag } from './intake.repository.js';
 
-export function registerInboxMetrics(metrics: Registry, db: Db): void {
+export function registerIntakeMetrics(metrics: Registry, db: Db): void {
   metrics.registerMetric(
     new Gauge({
       name: 'interactions_inbox_dead_letters',

@@ -1,16 +1,16 @@
-/** Drizzle queries of the webhook inbox: insert-or-ignore, claim, outcome, retries and operator lists. */
+/** Drizzle queries of the webhook intake: insert-or-ignore, claim, outcome, retries and operator lists. */
 import { and, count, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database, Db } from '../../../db/client.js';
 import { runStatement, runStatementIn } from '../../../db/statement.js';
-import { ASYNC_COMMIT, CLAIM_BATCH, INSERT_NEW, RECORD_FAILURE, SET_OUTCOMES } from './inbox.sql.js';
-import { interactionWebhookInbox as inbox } from '../model/index.js';
-import { chatKeyOf, type CanonicalEvent } from '../projection/index.js';
+import { ASYNC_COMMIT, CLAIM_BATCH, INSERT_NEW, RECORD_FAILURE, SET_OUTCOMES } from './intake.sql.js';
+import { interactionWebhookInbox as intake } from '../model/index.js';
+import { chatKeyOf, type CanonicalEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
-import type { ChannelTypeCode, InboxState } from '../model/index.js';
+import type { ChannelTypeCode, IntakeState } from '../model/index.js';
 
-export type InboxRow = typeof inbox.$inferSelect;
+export type IntakeRow = typeof intake.$inferSelect;
 
-export interface NewInboxEvent {
+export interface NewIntakeEvent {
   eventKey: string;
   chatKey: string;
   event: CanonicalEvent;
@@ -23,7 +23,7 @@ export interface NewInboxEvent {
  */
 export async function insertNew(
   database: Pick<Database, 'preparedQuery'>,
-  events: NewInboxEvent[],
+  events: NewIntakeEvent[],
   graceSeconds: number,
 ): Promise<{ id: number; eventKey: string }[]> {
   if (events.length === 0) return [];
@@ -43,15 +43,15 @@ export async function insertNew(
 
 /**
  * Lets the caller's transaction commit without waiting for its WAL flush (`synchronous_commit` off, for
- * this transaction only). Safe for the worker: its transaction marks the inbox rows processed together with
+ * this transaction only). Safe for the worker: its transaction marks the intake rows processed together with
  * the conversation changes they cause, so if PostgreSQL crashed before flushing it, both are lost together and the durable
- * inbox rows (committed synchronously by the webhook) are simply applied again (docs/decisions.md).
+ * intake rows (committed synchronously by the webhook) are simply applied again (docs/decisions.md).
  */
 export async function commitWithoutWaitingForFlush(db: Db): Promise<void> {
   await runStatementIn(db, ASYNC_COMMIT, []);
 }
 
-/** An inbox row claimed for processing, with its receiving account and conversation as they stood at the claim. */
+/** An intake row claimed for processing, with its receiving account and conversation as they stood at the claim. */
 export interface ClaimedEvent {
   id: number;
   event: CanonicalEvent;
@@ -89,7 +89,7 @@ export async function claimBatch(db: Db, ids: number[]): Promise<ClaimedEvent[]>
 /** Sets the outcome and resolved entity of rows claimed by `claimBatch`, in one statement. */
 export async function setOutcomes(
   db: Db,
-  outcomes: { id: number; state: Extract<InboxState, 'processed' | 'unroutable'>; entityId: number | null }[],
+  outcomes: { id: number; state: Extract<IntakeState, 'processed' | 'unroutable'>; entityId: number | null }[],
 ): Promise<void> {
   if (outcomes.length === 0) return;
   await runStatementIn(db, SET_OUTCOMES, [outcomes.map((o) => o.id), outcomes.map((o) => o.state), outcomes.map((o) => o.entityId)]);
@@ -102,38 +102,46 @@ export async function recordFailure(db: Db, id: number, error: string, maxAttemp
 
 /** Rows on the dead-letter list (state `dead`). */
 export async function countDead(db: Db): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(inbox).where(eq(inbox.state, 'dead'));
+  const [row] = await db.select({ n: count() }).from(intake).where(eq(intake.state, 'dead'));
   return row?.n ?? 0;
 }
 
 /** Events accepted and not yet projected, and the age in seconds of the oldest of them (0 when none): the webhook lag. */
 export async function pendingLag(db: Db): Promise<{ pending: number; oldestAgeSeconds: number }> {
   const [row] = await db
-    .select({ pending: count(), oldestAgeSeconds: sql<number>`coalesce(extract(epoch from now() - min(${inbox.receivedAt})), 0)::float8` })
-    .from(inbox)
-    .where(eq(inbox.state, 'pending'));
+    .select({ pending: count(), oldestAgeSeconds: sql<number>`coalesce(extract(epoch from now() - min(${intake.receivedAt})), 0)::float8` })
+    .from(intake)
+    .where(eq(intake.state, 'pending'));
   return { pending: row?.pending ?? 0, oldestAgeSeconds: Math.max(0, Number(row?.oldestAgeSeconds ?? 0)) };
 }
 
 /** Pending rows due for an attempt (retries, and work a stopped process left behind), oldest first. */
 export async function dueRows(db: Db, limit: number, includeUntried = false): Promise<{ id: number; chatKey: string }[]> {
   const rows = await db
-    .select({ id: inbox.id, platform: inbox.platform, accountExternalId: inbox.accountExternalId, externalChatId: inbox.externalChatId })
-    .from(inbox)
+    .select({ id: intake.id, platform: intake.platform, accountExternalId: intake.accountExternalId, externalChatId: intake.externalChatId })
+    .from(intake)
     .where(
-      and(eq(inbox.state, 'pending'), includeUntried ? or(lte(inbox.nextAttemptAt, new Date()), eq(inbox.attempts, 0)) : lte(inbox.nextAttemptAt, new Date())),
+      and(
+        eq(intake.state, 'pending'),
+        includeUntried ? or(lte(intake.nextAttemptAt, new Date()), eq(intake.attempts, 0)) : lte(intake.nextAttemptAt, new Date()),
+      ),
     )
-    .orderBy(inbox.occurredAt, inbox.id)
+    .orderBy(intake.occurredAt, intake.id)
     .limit(limit);
   return rows.map((r) => ({ id: r.id, chatKey: chatKeyOf(r.platform, r.accountExternalId, r.externalChatId) }));
 }
 
-export async function listByState(db: Db, state: Extract<InboxState, 'dead' | 'unroutable'>, limit: number, beforeId: number | undefined): Promise<InboxRow[]> {
+export async function listByState(
+  db: Db,
+  state: Extract<IntakeState, 'dead' | 'unroutable'>,
+  limit: number,
+  beforeId: number | undefined,
+): Promise<IntakeRow[]> {
   return db
     .select()
-    .from(inbox)
-    .where(and(eq(inbox.state, state), beforeId !== undefined ? lt(inbox.id, beforeId) : undefined))
-    .orderBy(desc(inbox.id))
+    .from(intake)
+    .where(and(eq(intake.state, state), beforeId !== undefined ? lt(intake.id, beforeId) : undefined))
+    .orderBy(desc(intake.id))
     .limit(limit);
 }
 
@@ -141,14 +149,14 @@ export async function listByState(db: Db, state: Extract<InboxState, 'dead' | 'u
 export async function requeue(db: Db, ids: number[]): Promise<number> {
   if (ids.length === 0) return 0;
   const rows = await db
-    .update(inbox)
+    .update(intake)
     .set({ state: 'pending', attempts: 0, nextAttemptAt: new Date() })
-    .where(and(inArray(inbox.id, ids), inArray(inbox.state, ['dead', 'unroutable'])))
-    .returning({ id: inbox.id });
+    .where(and(inArray(intake.id, ids), inArray(intake.state, ['dead', 'unroutable'])))
+    .returning({ id: intake.id });
   return rows.length;
 }
 
 /** Forgets processed events older than `days` (event ids are remembered at least that long). */
 export async function purgeProcessed(db: Db, days: number): Promise<void> {
-  await db.delete(inbox).where(and(eq(inbox.state, 'processed'), lt(inbox.receivedAt, new Date(Date.now() - days * 86_400_000))));
+  await db.delete(intake).where(and(eq(intake.state, 'processed'), lt(intake.receivedAt, new Date(Date.now() - days * 86_400_000))));
 }

@@ -5,10 +5,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-
-import { DELIVERY_STATUSES, MESSAGE_DIRECTIONS, PLATFORMS } from '../model/index.js';
-
-export type { Platform } from '../model/index.js';
+import { DELIVERY_STATUSES, MESSAGE_DIRECTIONS, PLATFORMS } from './interactions.enums.js';
 
 /** Message types the service records; anything else arrives as `unsupported`. */
 export const MESSAGE_TYPES = [
@@ -149,7 +146,7 @@ export function chatKey(event: CanonicalEvent): string {
   return chatKeyOf(event.platform, event.account_id, event.kind === 'account_error' ? null : event.external_chat_id);
 }
 
-/** The chat key (`platform:account:chat`) from its parts, as the inbox row stores them (the sweeper's side of `chatKey`). */
+/** The chat key (`platform:account:chat`) from its parts, as the intake row stores them (the sweeper's side of `chatKey`). */
 export function chatKeyOf(platform: string, accountId: string, externalChatId: string | null): string {
   return `${platform}:${accountId}:${externalChatId ?? ''}`;
 }

@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../../db/client.js';
 import type { EventBus } from '../../../platform/events/bus.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
-import * as inboxRepo from './inbox.repository.js';
+import * as intakeRepo from './intake.repository.js';
 import { applyInboundEvents } from './inbound.service.js';
 import type { SlaClocks } from '../service-levels/index.js';
 import { onCommit, transaction } from '../../../platform/transactions/transaction.js';
@@ -55,13 +55,13 @@ async function applyBatch(deps: BatchDeps, ids: number[], onCommitted: () => voi
     deps.db,
     async (tx) => {
       onCommit(tx, onCommitted);
-      await inboxRepo.commitWithoutWaitingForFlush(tx);
-      const rows = await inboxRepo.claimBatch(tx, ids);
+      await intakeRepo.commitWithoutWaitingForFlush(tx);
+      const rows = await intakeRepo.claimBatch(tx, ids);
       const byId = new Map(rows.map((r) => [r.id, r]));
       // Claimed rows in the worker's order (the claim statement returns them in any order).
       const claimed = ids.flatMap((id) => byId.get(id) ?? []);
       const outcomes = await applyInboundEvents(tx, claimed, deps.sla);
-      await inboxRepo.setOutcomes(tx, outcomes);
+      await intakeRepo.setOutcomes(tx, outcomes);
     },
     deps,
   );
@@ -75,7 +75,7 @@ async function recordFailure(deps: BatchDeps, id: number, err: unknown, policy: 
   else deps.log.warn({ err, inboxId: id }, 'inbound event processing failed');
   try {
     // Shared vocabulary (docs/operations.md "Background jobs"): a permanent failure is dead-lettered at once.
-    await inboxRepo.recordFailure(deps.db, id, reason, policy.maxAttempts, policy.retryBaseDelayMs, permanent);
+    await intakeRepo.recordFailure(deps.db, id, reason, policy.maxAttempts, policy.retryBaseDelayMs, permanent);
   } catch (recordErr) {
     deps.log.error({ err: recordErr, inboxId: id }, 'could not record the failure; the sweeper will retry');
   }
