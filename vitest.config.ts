@@ -21,6 +21,7 @@ const unitFiles = [
   'test/modules/interactions/sla-clock.test.ts',
   'test/modules/invoices/invoice-lines.test.ts',
   'test/modules/workflows/filter-engine.test.ts',
+  'test/platform/contract-check.test.ts',
   'test/platform/crypto/sealed-box.test.ts',
   'test/platform/permission-resolution.test.ts',
   'test/platform/schema-compilers.test.ts',

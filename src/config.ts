@@ -157,6 +157,13 @@ export interface Config {
     erpFieldsTimeoutMs: number;
   };
   publicBaseUrl: string | undefined;
+  /**
+   * A preview deployment's external URL as its host announces it, the first set of `RENDER_EXTERNAL_URL`,
+   * `RAILWAY_PUBLIC_DOMAIN`, `VERCEL_URL` and `FLY_APP_NAME` (as `<name>.fly.dev`), with `https://` added
+   * when the variable carries a bare host. Used for the communications webhook URL when `ERP_ENV=preview`
+   * and `PUBLIC_BASE_URL` is unset.
+   */
+  previewExternalUrl: string | undefined;
   objectStorage: {
     bucket: string | undefined;
     accessKeyId: string | undefined;
@@ -293,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
       erpFieldsTimeoutMs: read.int('WORKFLOWS_ERP_FIELDS_TIMEOUT_MS', 2_000, { min: 100, max: 30_000 }),
     },
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    previewExternalUrl: previewExternalUrl(read),
     objectStorage: {
       bucket: read.string('OBJSTORE_BUCKET'),
       accessKeyId: read.string('OBJSTORE_ACCESS_KEY_ID'),
@@ -353,6 +361,20 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** Host variables that carry a preview deployment's external URL, in the order they are tried. */
+const PREVIEW_URL_VARIABLES = ['RENDER_EXTERNAL_URL', 'RAILWAY_PUBLIC_DOMAIN', 'VERCEL_URL', 'FLY_APP_NAME'] as const;
+
+/** `Config.previewExternalUrl`: the first preview host variable set, as an `https://` URL without trailing slashes. */
+function previewExternalUrl(read: EnvReader): string | undefined {
+  for (const name of PREVIEW_URL_VARIABLES) {
+    const value = read.string(name);
+    if (value === undefined) continue;
+    const base = name === 'FLY_APP_NAME' ? `${value}.fly.dev` : value;
+    return (/^https?:\/\//.test(base) ? base : `https://${base}`).replace(/\/+$/, '');
+  }
+  return undefined;
 }
 
 /** The ERP base URL for the configured `ERP_ENV` (SPEC: dev and preview use staging, prod production). */

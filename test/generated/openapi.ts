@@ -4357,22 +4357,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** @description RFC 9457 problem details of an ERP session error (application/problem+json) */
-        ErpSessionProblem: {
-            /** @description URI naming the problem type */
-            type: string;
-            title: string;
-            status: number;
-            /** @description For people; may change */
-            detail?: string;
-            /** @description Stable snake_case code (docs/api.md lists every one) */
-            code: string;
-            requestId: string;
-            /** @description validation_failed: one item per bad field */
-            errors?: {
-                /** @description /body/..., /query/... or /params/... */
-                field: string;
-                message: string;
-            }[];
+        ErpSessionProblem: components["schemas"]["Problem"] & ({
             /** @description The ERP session of the caller's scope, as GET /api/auth/erp-session answers it */
             erp_session?: {
                 status: "ready" | "expiring_soon" | "missing" | "expired" | "entity_mismatch";
@@ -4397,7 +4382,7 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
-        };
+        });
         ErpSessionSnapshot: {
             status: "ready" | "expiring_soon" | "missing" | "expired" | "entity_mismatch";
             entity_id: number;
@@ -11061,12 +11046,50 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...), with ETag and a long-lived Cache-Control */
+            /** @description The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...; application/octet-stream for a type off today's allow-list), with ETag and a long-lived Cache-Control */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "image/heic": string;
+                    "image/heif": string;
+                    "image/gif": string;
+                    "image/tiff": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/mpeg": string;
+                    "audio/amr": string;
+                    "audio/ogg": string;
+                    "audio/opus": string;
+                    "audio/wav": string;
+                    "audio/x-wav": string;
+                    "audio/webm": string;
+                    "audio/flac": string;
+                    "audio/x-m4a": string;
+                    "video/mp4": string;
+                    "video/3gpp": string;
+                    "video/quicktime": string;
+                    "video/webm": string;
+                    "video/x-matroska": string;
+                    "video/x-msvideo": string;
+                    "application/pdf": string;
+                    "text/plain": string;
+                    "text/csv": string;
+                    "application/rtf": string;
+                    "application/zip": string;
+                    "application/msword": string;
+                    "application/vnd.ms-excel": string;
+                    "application/vnd.ms-powerpoint": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                    "application/vnd.oasis.opendocument.text": string;
+                    "application/vnd.oasis.opendocument.spreadsheet": string;
+                    "application/vnd.oasis.opendocument.presentation": string;
                     "application/octet-stream": string;
                 };
             };
@@ -11477,12 +11500,50 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...), with ETag and a long-lived Cache-Control */
+            /** @description The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...; application/octet-stream for a type off today's allow-list), with ETag and a long-lived Cache-Control */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                    "image/heic": string;
+                    "image/heif": string;
+                    "image/gif": string;
+                    "image/tiff": string;
+                    "audio/aac": string;
+                    "audio/mp4": string;
+                    "audio/mpeg": string;
+                    "audio/amr": string;
+                    "audio/ogg": string;
+                    "audio/opus": string;
+                    "audio/wav": string;
+                    "audio/x-wav": string;
+                    "audio/webm": string;
+                    "audio/flac": string;
+                    "audio/x-m4a": string;
+                    "video/mp4": string;
+                    "video/3gpp": string;
+                    "video/quicktime": string;
+                    "video/webm": string;
+                    "video/x-matroska": string;
+                    "video/x-msvideo": string;
+                    "application/pdf": string;
+                    "text/plain": string;
+                    "text/csv": string;
+                    "application/rtf": string;
+                    "application/zip": string;
+                    "application/msword": string;
+                    "application/vnd.ms-excel": string;
+                    "application/vnd.ms-powerpoint": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                    "application/vnd.oasis.opendocument.text": string;
+                    "application/vnd.oasis.opendocument.spreadsheet": string;
+                    "application/vnd.oasis.opendocument.presentation": string;
                     "application/octet-stream": string;
                 };
             };
@@ -24919,13 +24980,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The media bytes */
+            /** @description The media bytes, in the channel platform's content type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The requested byte range */
@@ -24934,7 +24995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
@@ -25015,13 +25076,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The media bytes */
+            /** @description The media bytes, in the channel platform's content type */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The requested byte range */
@@ -25030,7 +25091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description Invalid request (`validation_failed` names each bad field in `errors`) */

@@ -36,7 +36,7 @@ export async function registerCommerceModule(
   app: FastifyInstance,
   ctx: AppContext,
   deps: {
-    identity: Pick<IdentityService, 'assertActiveMember' | 'entity'>;
+    identity: Pick<IdentityService, 'assertActiveMember' | 'entity' | 'timeZoneOf'>;
     erp: ErpModule;
     catalog: CatalogService;
     conversations: ConversationAutomation;
@@ -54,7 +54,7 @@ export async function registerCommerceModule(
   // Quote validity dates are days in the entity's time zone.
   const today = async (entityId: number) =>
     DateTime.now()
-      .setZone((await identity.entity(entityId))?.timeZone ?? 'America/Guatemala')
+      .setZone(await identity.timeZoneOf(entityId))
       .toISODate()!;
   const quotes = createQuoteService({ db: ctx.db, events: ctx.events, lookups, today });
   const push = createOrderPush({

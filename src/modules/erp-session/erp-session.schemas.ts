@@ -3,7 +3,7 @@
  * GraphQL JWT or the API key. Timestamps are ISO 8601 strings (decision: docs/decisions.md).
  */
 import { Type, type Static } from 'typebox';
-import { problemProperties } from '../../platform/http/openapi.js';
+import { problemSchemaRef } from '../../platform/http/openapi.js';
 
 const ErpSessionStatus = Type.Union([
   Type.Literal('ready'),
@@ -71,24 +71,30 @@ export type SyncBody = Static<typeof SyncBody>;
 export const ERP_SESSION_PROBLEM_ID = 'ErpSessionProblem';
 
 /**
- * A problem body plus the scope's ERP session snapshot and where to reconcile it (SPEC "Errors" 2-3); both
- * present on the ERP session errors, absent on the operation's other errors (a missing CRM token's 401).
+ * A problem body (`allOf` the shared `Problem`) plus the scope's ERP session snapshot and where to
+ * reconcile it (SPEC "Errors" 2-3); both present on the ERP session errors, absent on the operation's other
+ * errors (a missing CRM token's 401).
  */
-export const ErpSessionProblem = Type.Object(
-  {
-    ...problemProperties(),
-    erp_session: Type.Optional(
-      Type.Object(ErpSessionSnapshot.properties, { description: "The ERP session of the caller's scope, as GET /api/auth/erp-session answers it" }),
+export const ErpSessionProblem = Type.Intersect(
+  [
+    problemSchemaRef(),
+    Type.Object(
+      {
+        erp_session: Type.Optional(
+          Type.Object(ErpSessionSnapshot.properties, { description: "The ERP session of the caller's scope, as GET /api/auth/erp-session answers it" }),
+        ),
+        reconcile: Type.Optional(
+          Type.Object(
+            {
+              sync: Type.String({ description: 'The operation that synchronizes the ERP session (`POST /api/auth/erp-session/sync`)' }),
+              snapshot: Type.String({ description: 'The operation that reads it again (`GET /api/auth/erp-session`)' }),
+            },
+            { description: 'How the client reconciles: sync, then re-read; the CRM token stays valid' },
+          ),
+        ),
+      },
+      { additionalProperties: true },
     ),
-    reconcile: Type.Optional(
-      Type.Object(
-        {
-          sync: Type.String({ description: 'The operation that synchronizes the ERP session (`POST /api/auth/erp-session/sync`)' }),
-          snapshot: Type.String({ description: 'The operation that reads it again (`GET /api/auth/erp-session`)' }),
-        },
-        { description: 'How the client reconciles: sync, then re-read; the CRM token stays valid' },
-      ),
-    ),
-  },
-  { $id: ERP_SESSION_PROBLEM_ID, additionalProperties: true, description: 'RFC 9457 problem details of an ERP session error (application/problem+json)' },
+  ],
+  { $id: ERP_SESSION_PROBLEM_ID, description: 'RFC 9457 problem details of an ERP session error (application/problem+json)' },
 );

@@ -11,6 +11,7 @@ import { createPrincipalLoader } from './principal.service.js';
 import { findUserByEmail, findUserById, setPasswordHash, type UserRow } from './user.repository.js';
 import { activeEmployeeIds, activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
 import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
+import { DEFAULT_ENTITY_TIME_ZONE } from './entity.table.js';
 
 interface Membership {
   entityId: number;
@@ -54,6 +55,12 @@ export interface IdentityService {
   memberships: (userId: number) => Promise<Membership[]>;
   /** The entity, or undefined when it does not exist. */
   entity: (entityId: number) => Promise<EntityProfile | undefined>;
+  /**
+   * The entity's IANA time zone (its days for reports, invoices' "today", quote validity, SLA business
+   * hours, scheduled workflows): `entity.time_zone`, or `DEFAULT_ENTITY_TIME_ZONE` (America/Guatemala, the
+   * column's default) when the entity does not exist. The one lookup every module uses.
+   */
+  timeZoneOf: (entityId: number) => Promise<string>;
   /** Applies the ERP's memberships of `user` (docs/decisions.md "Membership reconciliation"). */
   applyErpMemberships: (user: { id: number; name: string }, memberships: ErpMembership[]) => Promise<MembershipChanges>;
 }
@@ -88,6 +95,9 @@ export function createIdentityService(deps: { database: Database; db?: Db }): Id
     async entity(entityId) {
       const row = await findEntity(db, entityId);
       return row && { id: row.id, name: row.name, timeZone: row.timeZone, erpEntityId: row.erpEntityId ?? row.id };
+    },
+    async timeZoneOf(entityId) {
+      return (await findEntity(db, entityId))?.timeZone ?? DEFAULT_ENTITY_TIME_ZONE;
     },
     applyErpMemberships: (user, memberships) => applyErpMemberships(db, user, memberships),
   };

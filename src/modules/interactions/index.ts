@@ -72,7 +72,7 @@ export async function registerInteractionsModule(
     queue: ctx.queue,
     events,
     realtime,
-    timeZoneOf: async (entityId) => (await identity.entity(entityId))?.timeZone ?? 'UTC',
+    timeZoneOf: (entityId) => identity.timeZoneOf(entityId),
     leadExists: async (entityId, leadId) => (await leadPlacement(entityId, leadId)) !== undefined,
     announce: announceSla,
     cycleOpened: logSlaCycle,
@@ -182,7 +182,7 @@ export async function registerInteractionsModule(
     settings: ctx.config.widget,
     publicBaseUrl: ctx.config.publicBaseUrl,
   });
-  const timeZoneOf = async (entityId: number) => (await identity.entity(entityId))?.timeZone ?? 'America/Guatemala';
+  const timeZoneOf = (entityId: number) => identity.timeZoneOf(entityId);
   await registerBareAndApi(app, reportRoutes, { service: createReportService({ db, timeZoneOf }) });
   return { outbound, communications: operations, automation: createConversationAutomation({ db, outbound, conversations, assignment }) };
 }

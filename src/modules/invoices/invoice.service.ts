@@ -40,7 +40,7 @@ function toSummary(inv: GqlInvoice, clients: GroupClient[]): InvoiceSummary {
 
 export interface InvoiceServiceDeps {
   sessions: ErpSessionService;
-  identity: Pick<IdentityService, 'entity'>;
+  identity: Pick<IdentityService, 'timeZoneOf'>;
   /** The group's clients (records), or undefined when the group is not the entity's. */
   groupClients(entityId: number, groupId: number): Promise<GroupClient[] | undefined>;
 }
@@ -54,9 +54,7 @@ export function createInvoiceService(deps: InvoiceServiceDeps) {
     return clients;
   }
 
-  async function timeZoneOf(entityId: number): Promise<string> {
-    return (await deps.identity.entity(entityId))?.timeZone ?? 'America/Guatemala';
-  }
+  const timeZoneOf = (entityId: number): Promise<string> => deps.identity.timeZoneOf(entityId);
 
   return {
     /** Throws 404 unless `groupId` is a group of `entityId` (checked before the ERP session is required). */

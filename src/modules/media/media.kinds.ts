@@ -92,6 +92,12 @@ export function servedAs(kind: MediaKind, contentType: string): { contentType: s
   return { contentType: allowed ? contentType : 'application/octet-stream', disposition: allowed && INLINE_KINDS.has(kind) ? 'inline' : 'attachment' };
 }
 
+/**
+ * Every content type `servedAs` can answer: the allow-list of every kind plus `application/octet-stream`
+ * (rows older than it), each once. `GET /media/public` declares them in the OpenAPI document.
+ */
+export const SERVED_CONTENT_TYPES: readonly string[] = [...new Set([...Object.values(MEDIA_CONTENT_TYPES).flat(), 'application/octet-stream'])];
+
 /** The kind a content type uploads as when the client names none. */
 export function kindOf(contentType: string): MediaKind {
   if (MEDIA_CONTENT_TYPES.image.includes(contentType)) return 'image';

@@ -14,6 +14,7 @@ import {
   PublicQuery,
 } from './media.schemas.js';
 import type { MediaService } from './media.service.js';
+import { SERVED_CONTENT_TYPES } from './media.kinds.js';
 
 /**
  * SPEC "Media": `POST /media/presign-upload`, `POST /media/finalize-upload`, `GET /media/presign-download`
@@ -81,8 +82,8 @@ export const mediaRoutes: FastifyPluginAsyncTypebox<{ service: MediaService }> =
         response: {
           200: {
             description:
-              "The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...), with ETag and a long-lived Cache-Control",
-            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+              "The optimized bytes in the object's own content type (image/webp, video/mp4, application/pdf, ...; application/octet-stream for a type off today's allow-list), with ETag and a long-lived Cache-Control",
+            content: Object.fromEntries(SERVED_CONTENT_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
           },
           304: Type.Null({ description: 'not modified' }),
           404: problemResponse('`not_found`: no ready public object with this key'),

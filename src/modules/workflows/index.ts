@@ -36,7 +36,7 @@ export async function registerWorkflowsModule(
   deps: {
     conversations: ConversationAutomation;
     records: RecordsModule;
-    identity: Pick<IdentityService, 'entity'>;
+    identity: Pick<IdentityService, 'timeZoneOf'>;
     invoices: Pick<InvoicesModule, 'recentTotals'>;
   },
   options: { workers: boolean; now?: (() => Date) | undefined },
@@ -57,7 +57,7 @@ export async function registerWorkflowsModule(
   app.metrics.registerMetric(loopStopped);
   app.metrics.registerMetric(executionsStarted);
   const groupExists = createRecordLookup(ctx.db);
-  const timeZoneOf = async (entityId: number) => (await deps.identity.entity(entityId))?.timeZone ?? 'America/Guatemala';
+  const timeZoneOf = (entityId: number) => deps.identity.timeZoneOf(entityId);
   const executions = createExecutionService({
     db: ctx.db,
     queue: ctx.queue,

@@ -5,6 +5,8 @@
  *   openapi.ts filled in the shared errors; `2xx`/`4xx` ranges and `default` count). Undocumented routes
  *   (`/openapi.json`, `/docs`, hidden routes) and unmatched paths are checked only for the error shape.
  * - A 4xx/5xx must be `application/problem+json` with a string `code` (src/platform/http/error-handler.ts).
+ * - A response whose declaration lists its media types (`content`: files, spreadsheets, media bytes) must
+ *   carry one of them (ranges such as `image/*` and the any-type range count), so a validating proxy accepts it.
  * A violation is logged and handed to `onViolation` when given (the tests collect them and fail the file),
  * else the response is replaced by a 500 `contract_violation`, so that a caller cannot miss it.
  */
@@ -43,6 +45,21 @@ function problemOf(payload: unknown, contentType: string): string | undefined {
   }
 }
 
+/** Whether `contentType` (parameters ignored) is one of `declared`, media ranges (`image/*`, any type) included. */
+function declaresContentType(declared: string[], contentType: string): boolean {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return declared.some((d) => {
+    const type = d.toLowerCase();
+    return type === essence || type === '*/*' || (type.endsWith('/*') && essence.startsWith(type.slice(0, -1)));
+  });
+}
+
+/** The media types a declared response lists (`content`), or undefined when it lists none (a JSON schema). */
+function declaredContentTypes(response: unknown): string[] | undefined {
+  const content = (response as { content?: Record<string, unknown> } | undefined)?.content;
+  return content === undefined ? undefined : Object.keys(content);
+}
+
 /** What is wrong with this response, or undefined when the document describes it. */
 function check(request: FastifyRequest, reply: FastifyReply, payload: unknown): string | undefined {
   const status = reply.statusCode;
@@ -53,7 +70,12 @@ function check(request: FastifyRequest, reply: FastifyReply, payload: unknown): 
   const schema = request.routeOptions.schema as { hide?: boolean; response?: Record<string, unknown> } | undefined;
   if (!request.routeOptions.url || !schema || schema.hide) return undefined;
   const declared = Object.keys(schema.response ?? {});
-  return declares(declared, status) ? undefined : `status ${status} not declared (declared: ${declared.join(', ')})`;
+  if (!declares(declared, status)) return `status ${status} not declared (declared: ${declared.join(', ')})`;
+  const types = status < 400 ? declaredContentTypes(schema.response?.[String(status)]) : undefined;
+  const contentType = String(reply.getHeader('content-type') ?? '');
+  if (types !== undefined && !declaresContentType(types, contentType))
+    return `content-type ${contentType || '(none)'} not declared (declared: ${types.join(', ')})`;
+  return undefined;
 }
 
 /** Registers the check as an `onSend` hook on every route (register before the modules). */

@@ -54,8 +54,11 @@ function problemRef(schemaId: string): { $ref: string } {
 }
 const problemRefs = new Map<string, { $ref: string }>();
 
-/** The members every problem body has, for a shared schema that extends `Problem` with its own. */
-export const problemProperties = () => ({ ...Problem.properties });
+/**
+ * A reference to the shared `Problem`, for a shared schema that extends it with members of its own
+ * (`allOf: [problemSchemaRef(), { ...its members }]`): generated clients then see one error type.
+ */
+export const problemSchemaRef = () => Type.Ref(`${PROBLEM_SCHEMA_ID}#`);
 
 /** The house convention for a removal: 204 without a body. */
 const REMOVED = { type: 'null', description: 'Removed; no body' };

@@ -170,16 +170,18 @@ describe('an empty operator allow-list', () => {
 describe('the webhook URL of each mode', () => {
   const config = (env: Record<string, string>) => testConfig(env);
   it('uses PUBLIC_BASE_URL in production, the host variable in preview and the tunnel in development', () => {
-    expect(webhookUrl(config({ ERP_ENV: 'prod' }), {})).toBeNull();
-    expect(webhookUrl(config({ ERP_ENV: 'preview' }), { RENDER_EXTERNAL_URL: 'https://crm-pr-12.onrender.com' })).toBe(
+    expect(webhookUrl(config({ ERP_ENV: 'prod', RENDER_EXTERNAL_URL: 'https://crm-pr-12.onrender.com' }))).toBeNull();
+    expect(webhookUrl(config({ ERP_ENV: 'preview', RENDER_EXTERNAL_URL: 'https://crm-pr-12.onrender.com' }))).toBe(
       'https://crm-pr-12.onrender.com/api/interactions/webhooks/communications',
     );
-    expect(webhookUrl(config({ ERP_ENV: 'preview' }), { VERCEL_URL: 'crm-git-x.vercel.app' })).toBe(
+    expect(webhookUrl(config({ ERP_ENV: 'preview', VERCEL_URL: 'crm-git-x.vercel.app' }))).toBe(
       'https://crm-git-x.vercel.app/api/interactions/webhooks/communications',
     );
-    expect(webhookUrl(config({ ERP_ENV: 'dev', COMMUNICATIONS_DEV_TUNNEL_URL: 'https://abc.trycloudflare.com' }), {})).toBeNull();
+    expect(webhookUrl(config({ ERP_ENV: 'preview', FLY_APP_NAME: 'crm-pr-12' }))).toBe('https://crm-pr-12.fly.dev/api/interactions/webhooks/communications');
+    expect(webhookUrl(config({ ERP_ENV: 'preview' }))).toBeNull();
+    expect(webhookUrl(config({ ERP_ENV: 'dev', COMMUNICATIONS_DEV_TUNNEL_URL: 'https://abc.trycloudflare.com' }))).toBeNull();
     expect(
-      webhookUrl(config({ ERP_ENV: 'dev', COMMUNICATIONS_DEV_TUNNEL_ENABLED: 'true', COMMUNICATIONS_DEV_TUNNEL_URL: 'https://abc.trycloudflare.com' }), {}),
+      webhookUrl(config({ ERP_ENV: 'dev', COMMUNICATIONS_DEV_TUNNEL_ENABLED: 'true', COMMUNICATIONS_DEV_TUNNEL_URL: 'https://abc.trycloudflare.com' })),
     ).toBe('https://abc.trycloudflare.com/api/interactions/webhooks/communications');
   });
 });

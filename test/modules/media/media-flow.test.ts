@@ -71,6 +71,12 @@ describe.each([
       expect(pub.status).toBe(200);
       expect(pub.bytes.equals(optimized.bytes)).toBe(true);
       expect(pub.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      // The document declares what the route serves, so a validating proxy lets it through (issue 47).
+      expect(pub.headers.get('content-type')).toBe('image/jpeg');
+      const declared = (await t.app.inject('/openapi.json')).json<Doc>().paths['/api/media/public']!.get.responses['200']!.content;
+      expect(Object.keys(declared)).toEqual(
+        expect.arrayContaining(['image/jpeg', 'image/webp', 'audio/ogg', 'video/mp4', 'application/pdf', 'application/octet-stream']),
+      );
       const etag = pub.headers.get('etag')!;
       expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
       expect((await fetchBytes(baseUrl, download.body.media.public_url, { 'if-none-match': etag })).status).toBe(304);
@@ -175,3 +181,7 @@ describe('presign and finalize rules', () => {
     expect(anonymous.json()).toMatchObject({ status: 401, code: 'unauthenticated' });
   });
 });
+
+interface Doc {
+  paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>;
+}

@@ -14,28 +14,18 @@ import type { CommunicationsConfigPatch, CommunicationsConfigService, Communicat
 
 const WEBHOOK_PATH = '/api/interactions/webhooks/communications';
 
-/** Host variables that carry a preview deployment's external URL, in the order they are tried. */
-const PREVIEW_URL_VARIABLES = ['RENDER_EXTERNAL_URL', 'RAILWAY_PUBLIC_DOMAIN', 'VERCEL_URL', 'FLY_APP_NAME'] as const;
-
 /**
  * The webhook URL to register (SPEC "Inbound webhook events"): production (`ERP_ENV=prod`) uses
- * PUBLIC_BASE_URL; preview the host's external URL variable (PUBLIC_BASE_URL wins when set); development
+ * PUBLIC_BASE_URL; preview the host's external URL (`config.previewExternalUrl`; PUBLIC_BASE_URL wins when set); development
  * the tunnel URL COMMUNICATIONS_DEV_TUNNEL_URL when COMMUNICATIONS_DEV_TUNNEL_ENABLED. Null when the mode
  * gives none.
  */
-export function webhookUrl(
-  config: Pick<Config, 'publicBaseUrl' | 'erp' | 'communications'>,
-  env: Record<string, string | undefined> = process.env,
-): string | null {
+export function webhookUrl(config: Pick<Config, 'publicBaseUrl' | 'previewExternalUrl' | 'erp' | 'communications'>): string | null {
   const join = (base: string) => `${(/^https?:\/\//.test(base) ? base : `https://${base}`).replace(/\/+$/, '')}${WEBHOOK_PATH}`;
   if (config.erp.env === 'prod') return config.publicBaseUrl !== undefined ? join(config.publicBaseUrl) : null;
   if (config.erp.env === 'preview') {
-    if (config.publicBaseUrl !== undefined) return join(config.publicBaseUrl);
-    for (const name of PREVIEW_URL_VARIABLES) {
-      const value = env[name];
-      if (value !== undefined && value !== '') return join(name === 'FLY_APP_NAME' ? `${value}.fly.dev` : value);
-    }
-    return null;
+    const base = config.publicBaseUrl ?? config.previewExternalUrl;
+    return base !== undefined ? join(base) : null;
   }
   if (config.communications.devTunnelEnabled && config.communications.devTunnelUrl !== undefined) return join(config.communications.devTunnelUrl);
   return null;

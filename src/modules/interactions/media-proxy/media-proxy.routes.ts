@@ -21,8 +21,8 @@ export const mediaProxyRoutes: FastifyPluginAsyncTypebox<{ service: MediaProxySe
         params: Type.Object({ mediaId: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$' }) }),
         headers: Type.Object({ range: Type.Optional(Type.String({ maxLength: 100 })) }),
         response: {
-          200: { description: 'The media bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
-          206: { description: 'The requested byte range', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          200: { description: "The media bytes, in the channel platform's content type", content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+          206: { description: 'The requested byte range', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
           416: problemResponse('`range_not_satisfiable`: the range is outside the media (Content-Range: bytes */size)'),
           502: problemResponse('`communications_unavailable`: the communications service could not give the bytes'),
         },

@@ -123,6 +123,7 @@ export async function updateQueue(
   id: number,
   values: Partial<Pick<QueueRow, 'name' | 'isDefault' | 'defaultCapacity'>>,
 ): Promise<QueueRow | undefined> {
+  if (Object.keys(values).length === 0) return findQueue(db, entityId, id); // an empty change reads the queue back
   const [row] = await db
     .update(routingQueue)
     .set(values)
@@ -176,6 +177,13 @@ export async function updateMember(
   memberId: number,
   values: Partial<Pick<MemberRow, 'position' | 'isAvailable' | 'capacity'>>,
 ): Promise<MemberRow | undefined> {
+  if (Object.keys(values).length === 0) {
+    const [member] = await db
+      .select()
+      .from(routingQueueMember)
+      .where(and(eq(routingQueueMember.queueId, queueId), eq(routingQueueMember.id, memberId)));
+    return member; // an empty change reads the member back
+  }
   const [row] = await db
     .update(routingQueueMember)
     .set(values)
@@ -223,6 +231,13 @@ export async function updateFilter(
   id: number,
   values: Partial<Pick<FilterRow, 'name' | 'queueId' | 'priority' | 'conditions' | 'isActive'>>,
 ): Promise<FilterRow | undefined> {
+  if (Object.keys(values).length === 0) {
+    const [filter] = await db
+      .select()
+      .from(routingFilter)
+      .where(and(eq(routingFilter.entityId, entityId), eq(routingFilter.id, id)));
+    return filter; // an empty change reads the filter back
+  }
   const [row] = await db
     .update(routingFilter)
     .set(values)
