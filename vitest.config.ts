@@ -10,6 +10,7 @@ import { LongestFirstSequencer } from './test/helpers/longest-first-sequencer.js
 const unitFiles = [
   'test/architecture/boundaries.test.ts',
   'test/architecture/one-publisher.test.ts',
+  'test/architecture/transactions.test.ts',
   'test/integrations/erp/erp-client.test.ts',
   'test/modules/commerce/totals.test.ts',
   'test/modules/custom-fields/custom-field-kinds.test.ts',

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../db/client.js';
 import { holdSchemaLock, migrate, waitForCurrentSchema } from '../db/migrate.js';
 import { seedPermissionCatalog } from '../modules/permissions/index.js';
 import { createDirectoryService } from '../modules/identity/index.js';
+import { transaction } from '../platform/transactions/transaction.js';
 
 /**
  * Migrates (or, with `migrate: false`, waits up to `migrationWaitSeconds` for a schema another step migrated,
@@ -18,7 +19,7 @@ export async function prepareDatabase(
 ): Promise<void> {
   if (options.migrate === false) await waitForCurrentSchema(database, options.migrationWaitSeconds ?? 60, options.onWait);
   else await migrate(database);
-  await database.db.transaction(async (tx) => {
+  await transaction(database.db, async (tx) => {
     // Instances started together would otherwise race on the catalogue's and the role's unique keys.
     await holdSchemaLock(tx);
     await seedPermissionCatalog(tx);

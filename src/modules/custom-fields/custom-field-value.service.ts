@@ -12,6 +12,7 @@ import { forbidden, notFound, validationFailed, type FieldError } from '../../pl
 import { MEDIA_VALUE_KINDS, checkValue, isMediaValueKind } from './custom-field-kinds.js';
 import { deleteValue, fieldsWithRecordType, upsertValue, valuesOf, type RecordType } from './custom-field.repository.js';
 import type { CustomFieldValuesResponse, PutCustomFieldValuesBody } from './custom-field.schemas.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 
 /** Whether record `id` of `recordType` exists in the entity (wired to the records module). */
 export type RecordExists = (recordType: RecordType, entityId: number, id: number) => Promise<boolean>;
@@ -129,7 +130,7 @@ export function createCustomFieldValueService(deps: { db: Db; recordExists: Reco
           ...(first.code ? { permission: first.code } : {}),
         });
       }
-      await db.transaction(async (tx) => {
+      await transaction(db, async (tx) => {
         for (const w of writes) {
           if (w.value === null) await deleteValue(tx, caller.entityId, w.customFieldId, recordId);
           else await upsertValue(tx, caller.entityId, { ...w, recordType, recordId, updatedByEmployeeId: caller.employeeId });

@@ -8,6 +8,7 @@ import { conflict, notFound } from '../../platform/errors.js';
 import type { CreateRoleBody, RoleResponse, UpdateRoleBody } from './role.schemas.js';
 import { findRole, findRoleByName, insertRole, listRoles, setRolePermissions, updateRole, type RoleRow } from './role.repository.js';
 import { assertCanGrant, assertKnownCodes, assertNotOwnRole, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 
 function toRoleResponse(row: RoleRow): RoleResponse {
   return {
@@ -43,7 +44,7 @@ export function createRoleService(deps: { db: Db }) {
       if (global || isSuperAdminRole(body.name)) assertSuperAdmin(caller, 'create a global or super_admin role');
       const entityId = global ? null : caller.entityId;
       if (await findRoleByName(db, entityId, body.name)) throw conflict('already_exists', `A role named ${body.name} already exists`);
-      const row = await db.transaction(async (tx) => insertRole(tx, { entityId, name: body.name, description: body.description ?? null }, body.permissions));
+      const row = await transaction(db, async (tx) => insertRole(tx, { entityId, name: body.name, description: body.description ?? null }, body.permissions));
       return get(caller, row.id);
     },
 
@@ -61,7 +62,7 @@ export function createRoleService(deps: { db: Db }) {
       if (body.name !== undefined && body.name !== existing.name && (await findRoleByName(db, existing.entityId, body.name))) {
         throw conflict('already_exists', `A role named ${body.name} already exists`);
       }
-      await db.transaction(async (tx) => {
+      await transaction(db, async (tx) => {
         const fields = {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),

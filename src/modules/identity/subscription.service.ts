@@ -19,6 +19,7 @@ import {
   type SubscriptionRow,
 } from './subscription.repository.js';
 import { findEmployeeInEntity, findEmployeeOfUser } from './membership.repository.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 
 function toSubscriptionResponse(row: SubscriptionRow): SubscriptionResponse {
   return {
@@ -110,7 +111,7 @@ export function createSubscriptionService(deps: { db: Db }) {
       await checkRole(caller, body.role_id, global);
       await assertNotSuperAdminSubject(caller, subject);
       try {
-        const id = await db.transaction(async (tx) => {
+        const id = await transaction(db, async (tx) => {
           const newId = await insertSubscription(tx, {
             employeeId: body.employee_id ?? null,
             userId: body.user_id ?? null,
@@ -135,7 +136,7 @@ export function createSubscriptionService(deps: { db: Db }) {
       await assertNotSuperAdminSubject(caller, subject);
       if (body.overrides) validateOverrides(caller, body.overrides);
       if (body.role_id !== undefined) await checkRole(caller, body.role_id, current.scope === 'global');
-      await db.transaction(async (tx) => {
+      await transaction(db, async (tx) => {
         if (body.role_id !== undefined) await updateSubscriptionRole(tx, id, body.role_id);
         if (body.overrides) await replaceOverrides(tx, id, body.overrides);
       });

@@ -2,10 +2,11 @@ import { asc, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { PERMISSIONS } from '../../platform/permissions/catalog.js';
 import { permission, permissionImplication } from './permission.table.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 
 /** Upserts the code catalogue and replaces the implication rows; run at every start (idempotent). */
 export async function seedPermissionCatalog(db: Db): Promise<void> {
-  await db.transaction(async (tx) => {
+  await transaction(db, async (tx) => {
     await tx
       .insert(permission)
       .values(PERMISSIONS.map((p) => ({ code: p.code, module: p.module, label: p.label })))

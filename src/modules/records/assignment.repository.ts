@@ -5,6 +5,7 @@ import { groupAssignment, leadAssignment } from './assignment.table.js';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
 import { refreshLeadSellers } from './lead-seller.repository.js';
+import { savepoint } from '../../platform/transactions/transaction.js';
 
 export type LeadAssignmentRow = typeof leadAssignment.$inferSelect;
 export type GroupAssignmentRow = typeof groupAssignment.$inferSelect;
@@ -49,7 +50,7 @@ export async function existingGroupIds(db: Db, entityId: number, groupIds: numbe
  * assigned groups, in one transaction; returns only the new rows.
  */
 export async function insertGroupAssignments(db: Db, entityId: number, employeeId: number, groupIds: number[]): Promise<GroupAssignmentRow[]> {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     const inserted = await tx
       .insert(groupAssignment)
       .values(groupIds.map((groupId) => ({ entityId, employeeId, groupId })))
@@ -70,7 +71,7 @@ export async function groupAssignmentsOf(db: Db, entityId: number, employeeId: n
 
 /** Deletes the assignment and refreshes the stored sellers of its group's leads, in one transaction. */
 export async function deleteGroupAssignment(db: Db, entityId: number, id: number): Promise<GroupAssignmentRow | undefined> {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     const [row] = await tx
       .delete(groupAssignment)
       .where(and(eq(groupAssignment.entityId, entityId), eq(groupAssignment.id, id)))
@@ -85,7 +86,7 @@ export async function deleteGroupAssignment(db: Db, entityId: number, id: number
  * transaction); returns the row and whether it is new.
  */
 export async function upsertLeadAssignment(db: Db, entityId: number, leadId: number, employeeId: number) {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     const [inserted] = await tx.insert(leadAssignment).values({ entityId, leadId, employeeId }).onConflictDoNothing().returning();
     if (inserted) {
       await refreshLeadSellers(tx, entityId, { leadIds: [leadId] });
@@ -101,7 +102,7 @@ export async function upsertLeadAssignment(db: Db, entityId: number, leadId: num
 
 /** Deletes the assignment and refreshes the lead's stored sellers, in one transaction. */
 export async function deleteLeadAssignment(db: Db, entityId: number, id: number): Promise<LeadAssignmentRow | undefined> {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     const [row] = await tx
       .delete(leadAssignment)
       .where(and(eq(leadAssignment.entityId, entityId), eq(leadAssignment.id, id)))

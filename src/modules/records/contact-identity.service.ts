@@ -6,7 +6,7 @@
  * which must be opened with the event bus (`transaction(db, work, { events })`, platform/transactions).
  */
 import type { Db } from '../../db/client.js';
-import { changeEventsOf } from '../../platform/transactions/transaction.js';
+import { changeEventsOf, savepoint } from '../../platform/transactions/transaction.js';
 import { AppError } from '../../platform/errors.js';
 import { normalizeChannelIdentifier, type ContactChannelType } from './channel-identifier.js';
 import * as repo from './contact-identity.repository.js';
@@ -39,7 +39,7 @@ async function resolveContact(db: Db, entityId: number, input: IdentityInput): P
   const name = input.name?.trim() || identifier;
   const phone = phoneOf(input.type, identifier);
   try {
-    const created = await db.transaction(async (sp) => {
+    const created = await savepoint(db, async (sp) => {
       const ids = await repo.insertContactWithChannel(sp, entityId, name, phone, input.type, identifier);
       if (!ids) throw new LostRace();
       for (const extra of input.extraChannels ?? []) {
@@ -106,7 +106,7 @@ export async function findOrCreateContacts(db: Db, inputs: ContactInput[], sourc
   });
   if (missing.length > 0) {
     try {
-      const created = await db.transaction(async (sp) => {
+      const created = await savepoint(db, async (sp) => {
         const ids = await repo.insertContactsWithChannels(
           sp,
           missing.map((k) => ({ ...k, phone: phoneOf(k.type, k.identifier) })),

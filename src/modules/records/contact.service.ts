@@ -148,7 +148,7 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
       const parent = body.lead_id !== undefined ? await leadOf(caller.entityId, body.lead_id) : undefined;
       if (channels) await assertChannelsFree(caller.entityId, channels, id);
       try {
-        await db.transaction(async (tx) => {
+        await transaction(db, async (tx) => {
           await updateContact(tx, caller.entityId, id, {
             ...(body.name !== undefined ? { name: body.name.trim() } : {}),
             ...(parent ? { leadId: parent.id, groupId: parent.groupId } : {}),

@@ -9,6 +9,7 @@ import type { Db } from '../../db/client.js';
 import { leadSeller } from './assignment.table.js';
 import { runShapedIn, runStatementIn } from '../../db/statement.js';
 import { COUNT_LEAD_SELLERS, DELETE_LEAD_SELLERS, INSERT_LEAD_SELLERS, LOCK_LEAD_SELLERS, type LeadSellerScopeShape } from './lead-seller.sql.js';
+import { savepoint } from '../../platform/transactions/transaction.js';
 
 /**
  * First key of the transaction-level advisory lock `(LEAD_SELLER_LOCK, entity id)` that serializes the
@@ -55,7 +56,7 @@ export async function refreshLeadSellers(tx: Db, entityId: number, scope: LeadSe
  * the number of stored rows.
  */
 export async function rebuildLeadSellers(db: Db, entityId: number): Promise<number> {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     await refreshLeadSellers(tx, entityId, { allLeads: true });
     const [row] = await runStatementIn<{ n: number }>(tx, COUNT_LEAD_SELLERS, [entityId]);
     return row?.n ?? 0;

@@ -7,6 +7,7 @@ import { pageShapeOf, runShaped, type PreparedRunner } from '../../db/prepared-s
 import type { PageItems, PageReader } from '../../db/paging.js';
 import { LEAD_COUNT, LEAD_LIST } from './lead.sql.js';
 import { lockLeadSellers, refreshLeadSellers } from './lead-seller.repository.js';
+import { savepoint } from '../../platform/transactions/transaction.js';
 
 export type LeadRow = typeof lead.$inferSelect;
 export type LeadValues = Partial<Pick<LeadRow, 'groupId' | 'name' | 'erpId' | 'email' | 'phone' | 'taxId'>>;
@@ -68,7 +69,7 @@ export async function findLeadByErpId(db: Db, entityId: number, erpId: string): 
 
 /** Inserts a lead and, in the same transaction, its stored sellers (those of its group). */
 export async function insertLead(db: Db, entityId: number, values: LeadValues & { groupId: number; name: string }): Promise<LeadRow> {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     const [row] = await tx
       .insert(lead)
       .values({ ...values, entityId })
@@ -84,7 +85,7 @@ export async function insertLead(db: Db, entityId: number, values: LeadValues & 
  * see `lockLeadSellers`).
  */
 export async function updateLead(db: Db, entityId: number, id: number, values: LeadValues): Promise<LeadRow | undefined> {
-  return db.transaction(async (tx) => {
+  return savepoint(db, async (tx) => {
     if (values.groupId !== undefined) await lockLeadSellers(tx, entityId);
     const rows = await tx
       .update(lead)

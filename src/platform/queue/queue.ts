@@ -21,7 +21,7 @@ import { PgTransaction } from 'drizzle-orm/pg-core';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { libraryStatementName, sqlExecutorIn, type Database, type Db } from '../../db/client.js';
 import { DEAD_LETTER_COUNTS, DEAD_LETTERS, QUEUE_BACKLOG, SCHEMA, SPEND_RETRIES } from './queue.sql.js';
-import { onCommit, hasOnCommit } from '../transactions/transaction.js';
+import { hasOnCommit, onCommit, transaction } from '../transactions/transaction.js';
 import { SCHEMA_LOCK_ID } from '../../db/migrate.js';
 import { AppError } from '../errors.js';
 import { startBatchedWorker, type BatchedWorker } from './batched-worker.js';
@@ -337,7 +337,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
   async function defineUnderSchemaLock(run: (scoped: PgBoss) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await database.db.transaction(async (tx) => {
+        await transaction(database.db, async (tx) => {
           const executor = sqlExecutorIn(tx);
           await executor.executeSql('select pg_advisory_xact_lock($1)', [SCHEMA_LOCK_ID]);
           // A pg-boss instance of this transaction's connection: its queue API, never started.

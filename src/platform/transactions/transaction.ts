@@ -55,6 +55,17 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>, publi
   return result;
 }
 
+/**
+ * Runs `work` in a transaction of its own when `db` is the database, or in a savepoint of the caller's
+ * transaction when `db` is one (a repository step that must be all-or-nothing inside a larger change, or a
+ * try whose failure the caller survives: a unique violation caught and retried). It tracks nothing: effects
+ * and events belong to the outer transaction opened with `transaction()`. Rejects with `work`'s error, the
+ * savepoint rolled back.
+ */
+export async function savepoint<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => work(tx as unknown as Db));
+}
+
 /** Whether `tx` was opened by `transaction()`, so `onCommit` may be used on it. */
 export function hasOnCommit(tx: Db): boolean {
   return stateByTransaction.has(tx);

@@ -76,7 +76,7 @@ export function createRoutingService(deps: {
       return { data: (await repo.listQueues(db, p.entityId)).map(toQueue) };
     },
     async createQueue(p: Principal, body: Static<typeof QueueBody>) {
-      return db.transaction(async (tx) => {
+      return transaction(db, async (tx) => {
         const q = await repo.insertQueue(tx, p.entityId, {
           name: body.name,
           isDefault: body.is_default ?? false,
@@ -105,7 +105,7 @@ export function createRoutingService(deps: {
       return toQueue(queue);
     },
     async deleteQueue(p: Principal, id: number) {
-      await db.transaction(async (tx) => {
+      await transaction(db, async (tx) => {
         await queueOf(tx, p, id);
         await repo.deleteQueue(tx, p.entityId, id);
       });
