@@ -18,7 +18,7 @@ type StreamEntry = [id: string, fields: string[]];
 type Xread = (...args: (string | number)[]) => Promise<[key: string, entries: StreamEntry[]][] | null>;
 
 /** The id of the last entry of stream `key` (`0-0` when the stream does not exist or is empty). */
-export async function lastEntryId(redis: Redis, key: string): Promise<string> {
+async function lastEntryId(redis: Redis, key: string): Promise<string> {
   const [last] = (await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as StreamEntry[];
   return last?.[0] ?? '0-0';
 }
