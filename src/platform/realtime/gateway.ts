@@ -15,7 +15,6 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Namespace, type Socket } from 'socket.io';
-import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { SessionAwareAdapter, type PrivateSessionId, type Session } from 'socket.io-adapter';
 import { PacketType } from 'socket.io-parser';
 import type { Redis } from 'ioredis';
@@ -34,6 +33,7 @@ import type {
 import { broadcastsSince, compareOffsets, deliverInStreamOrder, offsetOfEncoded } from './stream-order.js';
 import { createPublisher } from './publisher.js';
 import { chatRoom, conversationRoom, employeeRoom, entityRoom, leadRoom, queueRoom } from './rooms.js';
+import { createStreamsAdapter } from './stream-reader.js';
 
 const REALTIME_NAMESPACE = '/interactions';
 /** The Redis stream the instances broadcast through (and recovery reads back). */
@@ -145,7 +145,8 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     // Every broadcast is one XADD, and a change's events are broadcast in one turn of the event loop: pipelined,
     // they leave in one write instead of one each (the blocking stream reads stay alone on their connections).
     redisClient = deps.redis.duplicate({ enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['xread'] });
-    const streams = createAdapter(redisClient, {
+    // Its reader starts from the stream's last entry now, not from whatever comes after its first read (issue 47).
+    const streams = createStreamsAdapter(redisClient, {
       streamName,
       sessionKeyPrefix: `${streamName}:session:`,
       maxLen: deps.recoveryStreamLength ?? 100_000,
