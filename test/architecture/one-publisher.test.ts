@@ -8,12 +8,9 @@
  * - no module opens a namespace but the web channel, whose visitors' handshake it owns.
  * The rules are also run on synthetic files, so that the check itself is shown to fail.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { sourceFiles } from '../helpers/source-tree.js';
 
 const PUBLISHER = 'src/platform/realtime/publisher.ts';
 /** Direct answers to one socket at its handshake: (file, event). */
@@ -21,14 +18,6 @@ const HANDSHAKE_ANSWERS = new Set(['src/platform/realtime/gateway.ts interaction
 /** `.emit` of something that is no socket (a stream's own event). */
 const NOT_SOCKETS = new Set(['src/platform/xlsx/workbook-writer.ts zipped']);
 const NAMESPACE_OWNERS = new Set(['src/modules/interactions/web-channel/index.ts']);
-
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return walk(full);
-    return full.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** The broken rules of one file: `path: what`. */
 function violations(path: string, text: string): string[] {
@@ -55,9 +44,9 @@ function violations(path: string, text: string): string[] {
 
 describe('one emit path', () => {
   it('sends every socket event through the publisher', () => {
-    const files = walk(join(ROOT, 'src')).map((full) => relative(ROOT, full).split('\\').join('/'));
-    expect(files).toContain(PUBLISHER);
-    expect(files.flatMap((path) => violations(path, readFileSync(join(ROOT, path), 'utf8')))).toEqual([]);
+    const files = sourceFiles();
+    expect(files.map((f) => f.path)).toContain(PUBLISHER);
+    expect(files.flatMap((f) => violations(f.path, f.text))).toEqual([]);
   });
 
   it('reports a broadcast, a stray socket answer and a namespace outside their places', () => {

@@ -3,20 +3,9 @@
  * be all-or-nothing inside one uses `savepoint()`, both from src/platform/transactions; nothing else calls
  * Drizzle's `.transaction(` (src/db, which builds the clients, aside).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { sourceFiles } from '../helpers/source-tree.js';
 const ALLOWED = /^src\/(platform\/transactions|db)\//;
-
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return walk(full);
-    return full.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** `path:line` of every raw transaction in `text` (comments included: prose names the helpers instead). */
 function rawTransactions(path: string, text: string): string[] {
@@ -25,10 +14,9 @@ function rawTransactions(path: string, text: string): string[] {
 
 describe('one transaction helper', () => {
   it('opens every transaction through platform/transactions', () => {
-    const found = walk(join(ROOT, 'src'))
-      .map((full) => relative(ROOT, full).split('\\').join('/'))
-      .filter((path) => !ALLOWED.test(path))
-      .flatMap((path) => rawTransactions(path, readFileSync(join(ROOT, path), 'utf8')));
+    const found = sourceFiles()
+      .filter((f) => !ALLOWED.test(f.path))
+      .flatMap((f) => rawTransactions(f.path, f.text));
     expect(found).toEqual([]);
   });
 
