@@ -9,11 +9,13 @@ import { createDirectoryService } from '../src/modules/identity/index.js';
 import { entityChannelAccount } from '../src/modules/interactions/model/entity-channel-account.table.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 
-// Every visitor connects from 127.0.0.1 here: the per-address connection cap is off.
+// Every visitor connects from 127.0.0.1 here: the per-address connection cap and the new-visitor limits are off.
 const server = await startServer({
   LOG_LEVEL: 'warn',
   WIDGET_RATE_LIMIT_PER_IP: '100000000',
   WIDGET_RATE_LIMIT_PER_VISITOR: '100000',
+  WIDGET_NEW_VISITORS_PER_RANGE: '100000000',
+  WIDGET_NEW_VISITORS_PER_WEBSITE: '100000000',
   HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
 });
 const db = server.database.db;
