@@ -26,7 +26,7 @@ import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.
 import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
 import { createIntakeWorker, createOperatorService, registerIntakeMetrics, type IntakeWorker } from './intake/index.js';
-import { channelRoutes } from './message-kinds/index.js';
+import { channelRoutes } from './channels/index.js';
 import { createOutboundService, outboundRoutes, registerSendLatency, type OutboundService } from './outbound/index.js';
 import { assignmentRoutes, createAssignmentService, createRoutingService, routingRoutes } from './routing/index.js';
 import { createReportService, reportRoutes } from './reports/index.js';

@@ -3,7 +3,6 @@
  * platform account id belongs to one entity only, since inbound events are routed by it: a duplicate is
  * 409 `already_exists` without saying which entity holds it.
  */
-import { randomBytes } from 'node:crypto';
 import { toPage } from '../../../platform/http/pagination.js';
 import type { Db } from '../../../db/client.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
@@ -26,6 +25,7 @@ import type {
   EntityChannelAccountResponse,
   UpdateEntityChannelAccountBody,
 } from './entity-channel-account.schemas.js';
+import { channelOfCode } from '../channels/index.js';
 
 function toEntityChannelAccountResponse(r: EntityChannelAccountRow): EntityChannelAccountResponse {
   return {
@@ -49,14 +49,15 @@ function phoneOf(raw: string | null | undefined): string | null | undefined {
 }
 
 /**
- * A web account's external id is its public website token, generated here (unguessable, never chosen by a
- * client); every other channel's is the platform account id the body gives.
+ * The external id of a new account: named by this service for a channel that names its own (the website
+ * chat's public token, unguessable, never chosen by a client), else the platform account id the body gives.
  */
 function externalAccountIdOf(code: ChannelTypeCode, given: string | undefined): string {
-  if (code === 'web') {
+  const { newAccountId } = channelOfCode(code);
+  if (newAccountId !== undefined) {
     if (given !== undefined)
       throw validationFailed([{ field: '/body/external_account_id', message: 'is generated for web accounts (the website token): leave it out' }]);
-    return `wt_${randomBytes(18).toString('base64url')}`;
+    return newAccountId();
   }
   if (given === undefined) throw validationFailed([{ field: '/body/external_account_id', message: 'is required' }]);
   return given.trim();

@@ -4,6 +4,7 @@ import type { message } from '../model/index.js';
 import type { ConversationResponse, MessageResponse } from './conversation.schemas.js';
 import { serviceWindowExpiresAt } from './service-window.js';
 import { dueOf, slaStatusOf } from '../service-levels/index.js';
+import { channelOfCode } from '../channels/index.js';
 
 export type ConversationRow = typeof conversation.$inferSelect;
 export type MessageRow = typeof message.$inferSelect;
@@ -30,7 +31,7 @@ export function toConversationResponse(r: ConversationRow, now: Date = new Date(
     last_message_preview: r.lastMessagePreview,
     last_message_at: iso(r.lastMessageAt),
     unread_count: r.unreadCount,
-    service_window_expires_at: r.channelTypeCode === 'web' ? null : (serviceWindowExpiresAt(r.lastInboundAt)?.toISOString() ?? null),
+    service_window_expires_at: channelOfCode(r.channelTypeCode).serviceWindow ? (serviceWindowExpiresAt(r.lastInboundAt)?.toISOString() ?? null) : null,
     follow_up: r.followUp,
     workspace_notes: r.workspaceNotes,
     status: r.status,

@@ -18,6 +18,7 @@ import { normalizeWebhook, templateReviewsOf } from './normalize.js';
 import type { TemplateService } from '../templates/index.js';
 import { insertNewIntakeEvents, type NewIntakeEvent } from '../intake/index.js';
 import type { IntakeWorker } from '../intake/index.js';
+import { channelOf } from '../channels/index.js';
 
 interface AcceptResult {
   /** Conversation events and template reviews in the payload. */
@@ -57,9 +58,14 @@ export function createWebhookService(deps: {
       try {
         events = normalizeWebhook(body, { communicationsEntityId: query.communications_entity_id, externalAppId: query.external_app_id });
         reviews = templateReviewsOf(body);
-        // Web events are written by the visitor API only: the communications service never speaks for a visitor.
-        const web = events.findIndex((e) => e.platform === 'web');
-        if (web >= 0) throw new MalformedPayload('Web chat events come from the visitor API, not from the communications webhook', `/events/${web}/platform`);
+        // Events of a channel this service carries (the website chat) are written by its own API only: the
+        // communications service never speaks for a visitor.
+        const own = events.findIndex((e) => channelOf(e.platform).carriedByService);
+        if (own >= 0)
+          throw new MalformedPayload(
+            `${events[own]!.platform} events come from this service's own API, not from the communications webhook`,
+            `/events/${own}/platform`,
+          );
       } catch (err) {
         if (err instanceof MalformedPayload) throw badRequest('malformed_payload', err.reason, { pointer: err.path });
         throw err;

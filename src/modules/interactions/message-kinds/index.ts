@@ -1,8 +1,5 @@
 /**
- * The outbound message kinds (`POST /interactions/conversations/:id/messages/<kind>`): each kind's request body,
- * which platform carries it, the platform body it becomes (pure), and the channel catalogue built from them
- * (`GET /interactions/channels`).
+ * The outbound message kinds (`POST /interactions/conversations/:id/messages/<kind>`): each kind's request body.
+ * Which channel carries a kind, and the platform body it becomes, are the channels' (`channels/`).
  */
 export { OUTBOUND_KINDS, type AnyOutboundBody, type OutboundKind } from './message-kinds.schemas.js';
-export { buildPlatformMessage, platformCarries, type ResolvedReferences } from './platform-message.builder.js';
-export { channelRoutes } from './channels.routes.js';

@@ -22,7 +22,8 @@ import type { TemplateService } from '../templates/index.js';
 import * as repo from './outbound.repository.js';
 import { logConversationEvent } from '../activity/index.js';
 import { ChangeEvents } from '../../../platform/transactions/change-events.js';
-import { buildPlatformMessage, platformCarries, type AnyOutboundBody, type ResolvedReferences } from '../message-kinds/index.js';
+import type { AnyOutboundBody } from '../message-kinds/index.js';
+import { buildPlatformMessage, channelOf, platformCarries, type ResolvedReferences } from '../channels/index.js';
 import { toMessageResponse, type MessageRow } from '../conversations/index.js';
 import type { MessageResponse } from '../conversations/index.js';
 import { emitMessageCreated, emitMessageStatus, emitConversationUpdated } from '../conversations/index.js';
@@ -50,6 +51,8 @@ const taken = (id: number) =>
     conversation_id: id,
   });
 
+/** Whether the communications service carries `platform` (else this service does: the website chat). */
+const viaCommunications = (platform: Platform): platform is CommunicationsPlatform => !channelOf(platform).carriedByService;
 const platformOf = (code: ChannelTypeCode): Platform => Object.entries(PLATFORM_CODES).find(([, codes]) => codes.includes(code))![0] as Platform;
 
 /**
@@ -175,7 +178,7 @@ export function createOutboundService(deps: {
     if (!claimed) return; // already sent or failed: a repeated job does nothing
     const { message: m, externalChatId, externalAccountId } = claimed;
     const content = m.content as StoredOutbound;
-    if (content.platform === 'web') return deliverToVisitor(m, externalChatId, externalAccountId, content, job);
+    if (!viaCommunications(content.platform)) return deliverToVisitor(m, externalChatId, externalAccountId, content, job);
     const platform = content.platform;
     let message = content.platform_message;
     try {
@@ -230,7 +233,7 @@ export function createOutboundService(deps: {
     const row = await acceptances.load({ message: m, providerMessageId: `web:${m.clientMessageId!}`, at: acceptedAt });
     if (!row) return;
     deps.web.deliver({ websiteToken, externalChatId, message: row, mediaUrl });
-    deps.sendLatency?.observe({ platform: 'web' }, Math.max(0, acceptedAt.getTime() - m.occurredAt.getTime()) / 1000);
+    deps.sendLatency?.observe({ platform: content.platform }, Math.max(0, acceptedAt.getTime() - m.occurredAt.getTime()) / 1000);
     await publishStatus(row, externalChatId);
   }
 
@@ -296,8 +299,8 @@ export function createOutboundService(deps: {
       if (!platformCarries(platform, input.kind)) {
         throw unprocessable('unsupported_message_type', `A ${platform} conversation cannot carry ${input.kind} messages`, { platform, kind: input.kind });
       }
-      // The web has no service window: the visitor's chat stays open to the agent (issue 32).
-      if (input.kind !== 'template' && platform !== 'web') {
+      // Not every channel has a service window: the website's visitor chat stays open to the agent (issue 32).
+      if (input.kind !== 'template' && channelOf(platform).serviceWindow) {
         const closesAt = serviceWindowExpiresAt(conv.lastInboundAt);
         if (closesAt === null || closesAt.getTime() <= now().getTime()) {
           throw unprocessable('outside_service_window', 'The customer last wrote more than 24 hours ago: only a template can be sent', {
@@ -306,8 +309,8 @@ export function createOutboundService(deps: {
         }
       }
       if (!sending.account.isActive) throw unprocessable('channel_account_inactive', "The conversation's channel account is inactive");
-      // 422 before anything is stored when nothing is configured (the web needs no communications service).
-      if (platform !== 'web') await deps.config.resolveTarget(sender.entityId);
+      // 422 before anything is stored when nothing is configured (a channel this service carries needs none).
+      if (viaCommunications(platform)) await deps.config.resolveTarget(sender.entityId);
       if (input.kind === 'template') await deps.templates.checkSend(sender.entityId, input.body);
       const refs = await references(sender.entityId, conversationId, input);
       const built = buildPlatformMessage(platform, conv.externalChatId, input, refs);
@@ -390,7 +393,7 @@ export function createOutboundService(deps: {
       if (!sending) return;
       const last = await repo.latestInbound(db, entityId, conversationId);
       if (!last) return;
-      if (sending.account.channelTypeCode === 'web') {
+      if (!viaCommunications(platformOf(sending.account.channelTypeCode))) {
         // The visitor's sockets hear it now; there is no platform receipt to queue.
         deps.web?.read({ websiteToken: sending.account.externalAccountId, externalChatId: sending.conversation.externalChatId, upTo: last });
         return;
@@ -414,7 +417,7 @@ export function createOutboundService(deps: {
           const sending = await repo.findSendingConversation(db, m.entityId, m.conversationId);
           if (!sending) return;
           const platform = platformOf(sending.account.channelTypeCode);
-          if (platform === 'web') return;
+          if (!viaCommunications(platform)) return;
           try {
             const target = await deps.config.resolveTarget(m.entityId);
             const account = { platform, accountId: sending.account.externalAccountId };
@@ -437,7 +440,7 @@ export function createOutboundService(deps: {
 
 /** What an outbound message keeps in `content`: the request as accepted and the platform body built from it. */
 interface StoredOutbound {
-  platform: CommunicationsPlatform | 'web';
+  platform: Platform;
   kind: string;
   request: unknown;
   platform_message: Record<string, unknown>;

@@ -10,8 +10,7 @@ import { findOrCreateContacts, type ContactChannelType } from '../../records/ind
 import type { Platform } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
 import { accountChatKey, insertConversations } from './inbound.repository.js';
-
-const CONTACT_CHANNEL: Record<Platform, ContactChannelType> = { whatsapp: 'whatsapp', messenger: 'messenger', instagram: 'instagram', web: 'web' };
+import { channelOf } from '../channels/index.js';
 
 /** A chat to open: who writes (null for a status of an unknown message), on which account. */
 export interface NewChat {
@@ -21,10 +20,9 @@ export interface NewChat {
   sender: { name: string | null; phone: string | null } | null;
 }
 
-/** The sender's channel as a contact identifier: a WhatsApp sender by phone, others by platform user id (a web visitor by its chat id, never by what it typed). */
+/** The sender's channel as a contact identifier, as its channel finds senders. */
 function senderChannel(chat: NewChat): { type: ContactChannelType; identifier: string } {
-  const type = CONTACT_CHANNEL[chat.platform];
-  return { type, identifier: type === 'whatsapp' ? (chat.sender?.phone ?? `+${chat.externalChatId}`) : chat.externalChatId };
+  return channelOf(chat.platform).senderIdentity(chat.externalChatId, chat.sender);
 }
 
 /**

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StringEnum } from '../../../platform/http/schema-types.js';
 import { CHANNEL_AVAILABILITIES, CHANNELS } from '../model/index.js';
-import { OUTBOUND_KINDS, type OutboundKind } from './message-kinds.schemas.js';
-import { platformCarries } from './platform-message.builder.js';
+import { OUTBOUND_KINDS, type OutboundKind } from '../message-kinds/index.js';
+import { platformCarries } from './channel-registry.js';
 
 const ChannelList = Type.Object({
   data: Type.Array(

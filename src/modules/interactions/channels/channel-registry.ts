@@ -1,0 +1,40 @@
+/** The registry of channel adapters, by platform: what the pipeline asks instead of naming a channel. */
+import { unprocessable } from '../../../platform/errors.js';
+import { PLATFORM_CODES, type ChannelTypeCode, type Platform } from '../model/index.js';
+import type { AnyOutboundBody, OutboundKind } from '../message-kinds/index.js';
+import type { BuiltMessage, ChannelAdapter, ResolvedReferences } from './channel.js';
+import { instagramChannel, messengerChannel } from './meta/meta.channel.js';
+import { webChannel } from './web/web.channel.js';
+import { whatsAppChannel } from './whatsapp/whatsapp.channel.js';
+
+const ADAPTERS: Readonly<Record<Platform, ChannelAdapter>> = {
+  whatsapp: whatsAppChannel,
+  messenger: messengerChannel,
+  instagram: instagramChannel,
+  web: webChannel,
+};
+
+/** The adapter of `platform`. */
+export function channelOf(platform: Platform): ChannelAdapter {
+  return ADAPTERS[platform];
+}
+
+/** The adapter of the platform that carries accounts of channel type `code`. */
+export function channelOfCode(code: ChannelTypeCode): ChannelAdapter {
+  const platform = (Object.keys(PLATFORM_CODES) as Platform[]).find((p) => PLATFORM_CODES[p].includes(code))!;
+  return ADAPTERS[platform];
+}
+
+/** Whether `platform` can carry messages of `kind`. */
+export function platformCarries(platform: Platform, kind: OutboundKind): boolean {
+  return ADAPTERS[platform].carries(kind);
+}
+
+/** Builds the platform body of `input` for the chat `recipient`. Throws 422 `unsupported_message_type`. */
+export function buildPlatformMessage(platform: Platform, recipient: string, input: AnyOutboundBody, refs: ResolvedReferences): BuiltMessage {
+  const channel = ADAPTERS[platform];
+  if (!channel.carries(input.kind)) {
+    throw unprocessable('unsupported_message_type', `A ${platform} conversation cannot carry ${input.kind} messages`, { platform, kind: input.kind });
+  }
+  return channel.build(recipient, input, refs);
+}

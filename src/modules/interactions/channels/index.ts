@@ -1,0 +1,8 @@
+/**
+ * The channel adapters (issue 47): WhatsApp, Meta's Messenger and Instagram, and the website chat, each in its
+ * folder, and the catalogue route (`GET /interactions/channels`). The pipeline asks `channelOf(platform)` what a
+ * channel does and never names one.
+ */
+export type { ResolvedReferences } from './channel.js';
+export { buildPlatformMessage, channelOf, channelOfCode, platformCarries } from './channel-registry.js';
+export { channelRoutes } from './channels.routes.js';
