@@ -19,6 +19,14 @@ export function channelOf(platform: Platform): ChannelAdapter {
   return ADAPTERS[platform];
 }
 
+/** The adapter whose platform payloads carry `object` (the communications webhook's `object` field), if any. */
+export function channelOfPayload(object: unknown): ChannelAdapter | undefined {
+  return Object.values(ADAPTERS).find((a) => a.inbound !== undefined && a.inbound.object === object);
+}
+
+/** The webhook `object`s the channels recognize, for an error naming them. */
+export const PAYLOAD_OBJECTS: readonly string[] = Object.values(ADAPTERS).flatMap((a) => (a.inbound ? [a.inbound.object] : []));
+
 /** The adapter of the platform that carries accounts of channel type `code`. */
 export function channelOfCode(code: ChannelTypeCode): ChannelAdapter {
   const platform = (Object.keys(PLATFORM_CODES) as Platform[]).find((p) => PLATFORM_CODES[p].includes(code))!;

@@ -4,6 +4,7 @@
  * `channels/index.ts`; adding a channel is one folder plus its registration.
  */
 import type { ContactChannelType } from '../../records/index.js';
+import type { TemplateReview } from '../templates/index.js';
 import type { Platform } from '../model/index.js';
 import type { AnyOutboundBody, OutboundKind } from '../message-kinds/index.js';
 
@@ -45,6 +46,16 @@ export interface ChannelAdapter {
   senderIdentity(externalChatId: string, sender: { phone: string | null } | null): { type: ContactChannelType; identifier: string };
   /** For a channel whose accounts this service names itself (a website's public token): a new account id. */
   newAccountId?: () => string;
+  /**
+   * How the communications webhook recognizes the platform's own payloads (its `object`) and turns them into
+   * canonical events (SPEC "Inbound webhook processing order", step 2; throws `MalformedPayload`), with the
+   * template review changes they carry; none for a channel whose events only this service writes.
+   */
+  inbound?: {
+    object: string;
+    normalize(body: Record<string, unknown>): unknown[];
+    templateReviews?(body: Record<string, unknown>): TemplateReview[];
+  };
   /** Whether the channel can carry outbound messages of `kind`. */
   carries(kind: OutboundKind): boolean;
   /** The platform body of `input` for the chat `recipient` (wa_id, PSID, IGSID or visitor chat); `input.kind` is carried. */

@@ -1,13 +1,12 @@
 /**
- * Step 2 of SPEC "Inbound webhook processing order": recognizes the payload's format by its `object`
- * (WhatsApp Cloud API, Messenger, Instagram) or `format: canonical`, and returns canonical events.
+ * Step 2 of SPEC "Inbound webhook processing order": recognizes the payload's format by its `object` (each
+ * channel adapter's own: WhatsApp Cloud API, Messenger, Instagram) or `format: canonical`, and returns
+ * canonical events.
  * Step 3 (structural validation) runs on the result. Throws `MalformedPayload`.
  */
 import { MalformedPayload, validateCanonicalEvents, type CanonicalEvent } from '../model/index.js';
-import { normalizeWhatsApp, whatsAppTemplateReviews } from './normalize-whatsapp.js';
 import type { TemplateReview } from '../templates/index.js';
-import { normalizeMetaMessaging } from './normalize-meta-messaging.js';
-import { asRecord } from './normalize-util.js';
+import { asRecord, channelOfPayload, PAYLOAD_OBJECTS } from '../channels/index.js';
 
 export interface NormalizeOptions {
   /** Resolution hints forwarded by the communications service (query string), copied onto every event. */
@@ -15,10 +14,10 @@ export interface NormalizeOptions {
   externalAppId?: string | undefined;
 }
 
-/** The template review changes a payload carries (WhatsApp only); [] for any other payload. Throws `MalformedPayload`. */
+/** The template review changes a payload carries (WhatsApp's); [] for any other payload. Throws `MalformedPayload`. */
 export function templateReviewsOf(payload: unknown): TemplateReview[] {
   const body = asRecord(payload, '');
-  return body.object === 'whatsapp_business_account' ? whatsAppTemplateReviews(body) : [];
+  return channelOfPayload(body.object)?.inbound?.templateReviews?.(body) ?? [];
 }
 
 export type { TemplateReview };
@@ -30,14 +29,11 @@ export function normalizeWebhook(payload: unknown, options: NormalizeOptions = {
     if (!Array.isArray(body.events)) throw new MalformedPayload('/events must be an array', '/events');
     events = body.events;
     if (events.length > 1000) throw new MalformedPayload('/events holds more than 1000 events', '/events');
-  } else if (body.object === 'whatsapp_business_account') {
-    events = normalizeWhatsApp(body);
-  } else if (body.object === 'page') {
-    events = normalizeMetaMessaging(body, 'messenger');
-  } else if (body.object === 'instagram') {
-    events = normalizeMetaMessaging(body, 'instagram');
   } else {
-    throw new MalformedPayload('Unknown payload: expected object whatsapp_business_account, page or instagram, or format canonical', '/object');
+    const channel = channelOfPayload(body.object);
+    if (channel?.inbound === undefined)
+      throw new MalformedPayload(`Unknown payload: expected object ${PAYLOAD_OBJECTS.join(', ')}, or format canonical`, '/object');
+    events = channel.inbound.normalize(body);
   }
   const valid = events.length === 0 ? [] : validateCanonicalEvents(events);
   if (options.communicationsEntityId !== undefined || options.externalAppId !== undefined) {

@@ -6,10 +6,10 @@
  * `context` and `referral`), `statuses[]` and value-level `errors[]`. The `message_template_status_update`
  * field is read by `whatsAppTemplateReviews`; other change fields are ignored.
  */
-import { normalizePhone } from '../../records/index.js';
-import { MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent, type MessageType } from '../model/index.js';
-import type { TemplateReview } from '../templates/index.js';
-import { asArray, asRecord, optString, reqString } from './normalize-util.js';
+import { normalizePhone } from '../../../records/index.js';
+import { MalformedPayload, MESSAGE_TYPES, platformTime, type CanonicalEvent, type CanonicalMessageEvent, type MessageType } from '../../model/index.js';
+import type { TemplateReview } from '../../templates/index.js';
+import { asArray, asRecord, optString, reqString } from '../payload-reading.js';
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 

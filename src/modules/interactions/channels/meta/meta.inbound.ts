@@ -6,8 +6,8 @@
  * (`mids[]`, `watermark`) and `read` (`watermark`), Instagram `read` (`mid`). Timestamps are in
  * milliseconds. Other items (referral alone, optins, edits) are ignored.
  */
-import { platformTime, MalformedPayload, type CanonicalEvent, type CanonicalMessageEvent, type MessageType, type Platform } from '../model/index.js';
-import { asArray, asRecord, optString, reqString } from './normalize-util.js';
+import { platformTime, MalformedPayload, type CanonicalEvent, type CanonicalMessageEvent, type MessageType, type Platform } from '../../model/index.js';
+import { asArray, asRecord, optString, reqString } from '../payload-reading.js';
 
 // A Map, not an object literal: attachment types are platform input, and names such as `constructor`
 // must not find Object.prototype members.
