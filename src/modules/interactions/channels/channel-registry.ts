@@ -27,10 +27,14 @@ export function channelOfPayload(object: unknown): ChannelAdapter | undefined {
 /** The webhook `object`s the channels recognize, for an error naming them. */
 export const PAYLOAD_OBJECTS: readonly string[] = Object.values(ADAPTERS).flatMap((a) => (a.inbound ? [a.inbound.object] : []));
 
+/** Each channel type code's adapter, from `PLATFORM_CODES` (every code belongs to one platform). */
+const BY_CODE = new Map<ChannelTypeCode, ChannelAdapter>(
+  (Object.keys(PLATFORM_CODES) as Platform[]).flatMap((p) => PLATFORM_CODES[p].map((code) => [code, ADAPTERS[p]] as const)),
+);
+
 /** The adapter of the platform that carries accounts of channel type `code`. */
 export function channelOfCode(code: ChannelTypeCode): ChannelAdapter {
-  const platform = (Object.keys(PLATFORM_CODES) as Platform[]).find((p) => PLATFORM_CODES[p].includes(code))!;
-  return ADAPTERS[platform];
+  return BY_CODE.get(code)!;
 }
 
 /** Whether `platform` can carry messages of `kind`. */

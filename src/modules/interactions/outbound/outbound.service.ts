@@ -23,11 +23,11 @@ import * as repo from './outbound.repository.js';
 import { logConversationEvent } from '../activity/index.js';
 import { ChangeEvents } from '../../../platform/transactions/change-events.js';
 import type { AnyOutboundBody } from '../message-kinds/index.js';
-import { buildPlatformMessage, channelOf, platformCarries, type ResolvedReferences } from '../channels/index.js';
+import { buildPlatformMessage, channelOf, channelOfCode, platformCarries, type ResolvedReferences } from '../channels/index.js';
 import { toMessageResponse, type MessageRow } from '../conversations/index.js';
 import type { MessageResponse } from '../conversations/index.js';
 import { emitMessageCreated, emitMessageStatus, emitConversationUpdated } from '../conversations/index.js';
-import { PLATFORM_CODES, type ChannelTypeCode, type Platform } from '../model/index.js';
+import type { ChannelTypeCode, Platform } from '../model/index.js';
 import { announceAssignment, type EventOrigin, type MessageOutboundEvent } from '../events/index.js';
 import { serviceWindowExpiresAt } from '../conversations/index.js';
 import { claimConversation, getConversation, mayAnswer, queuesOfMembers, viewerOf, type ConversationViewer } from '../conversations/index.js';
@@ -53,7 +53,7 @@ const taken = (id: number) =>
 
 /** Whether the communications service carries `platform` (else this service does: the website chat). */
 const viaCommunications = (platform: Platform): platform is CommunicationsPlatform => !channelOf(platform).carriedByService;
-const platformOf = (code: ChannelTypeCode): Platform => Object.entries(PLATFORM_CODES).find(([, codes]) => codes.includes(code))![0] as Platform;
+const platformOf = (code: ChannelTypeCode): Platform => channelOfCode(code).platform;
 
 /**
  * Who asks to send: an employee through the API, or the system (a workflow) with its origin. With an
