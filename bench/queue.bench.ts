@@ -41,7 +41,7 @@ export async function run(): Promise<BenchSection> {
     await Promise.all(
       Array.from({ length: PRODUCERS }, async () => {
         while (now() < until) {
-          await transaction(database.db, async (tx) => void (await queue.enqueue(tx, 'bench.throughput', { n: enqueued++ })));
+          await transaction(database.db, async (unit) => void (await queue.enqueue(unit, 'bench.throughput', { n: enqueued++ })));
         }
       }),
     );
@@ -55,7 +55,7 @@ export async function run(): Promise<BenchSection> {
     const rate = 50;
     const latencyStart = now();
     const expected = rate * Math.min(seconds, 10);
-    await openLoad(rate, expected, () => transaction(database.db, async (tx) => void (await queue.enqueue(tx, 'bench.latency', { sentAt: now() }))));
+    await openLoad(rate, expected, () => transaction(database.db, async (unit) => void (await queue.enqueue(unit, 'bench.latency', { sentAt: now() }))));
     while (latencies.length < expected && now() < latencyStart + 120_000) await new Promise((r) => setTimeout(r, 20));
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);

@@ -80,7 +80,7 @@ export async function run(): Promise<BenchSection> {
     const busy = (await dir.ensureEntity({ name: 'Busy' })).id;
     const empty = (await dir.ensureEntity({ name: 'Empty' })).id;
     // 1,000 keyword workflows of which 1 in 100 matches the message, plus a few filters each.
-    await transaction(database.db, async (tx) => {
+    await transaction(database.db, async ({ tx }) => {
       for (let i = 0; i < WORKFLOWS; i++) {
         const filters: FilterNode[] = [
           { field: 'trigger.message_text', operator: 'contains', value: i % 100 === 0 ? 'precio' : `palabra${i}` },

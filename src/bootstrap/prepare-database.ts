@@ -19,7 +19,7 @@ export async function prepareDatabase(
 ): Promise<void> {
   if (options.migrate === false) await waitForCurrentSchema(database, options.migrationWaitSeconds ?? 60, options.onWait);
   else await migrate(database);
-  await transaction(database.db, async (tx) => {
+  await transaction(database.db, async ({ tx }) => {
     // Instances started together would otherwise race on the catalogue's and the role's unique keys.
     await holdSchemaLock(tx);
     await seedPermissionCatalog(tx);

@@ -45,13 +45,13 @@ describe('enqueue on the caller transaction', () => {
     await queue.work('test.note', async ({ noteId }) => void seen.push(noteId), FAST);
 
     await expect(
-      transaction(t.database.db, async (tx) => {
-        await queue.enqueue(tx, 'test.note', { noteId: 1 });
+      transaction(t.database.db, async (unit) => {
+        await queue.enqueue(unit, 'test.note', { noteId: 1 });
         throw new Error('the change was refused');
       }),
     ).rejects.toThrow('the change was refused');
-    await transaction(t.database.db, async (tx) => {
-      await queue.enqueue(tx, 'test.note', { noteId: 2 });
+    await transaction(t.database.db, async (unit) => {
+      await queue.enqueue(unit, 'test.note', { noteId: 2 });
     });
 
     await vi.waitFor(() => expect(seen).toEqual([2]), { timeout: 5000 });
@@ -68,8 +68,8 @@ describe('enqueue on the caller transaction', () => {
     // Let the worker's first (empty) poll pass: from now on it sleeps a minute unless woken.
     await sleep(300);
     for (let i = 0; i < 3; i++) {
-      await transaction(t.database.db, async (tx) => {
-        await queue.enqueue(tx, 'test.woken', { sentAt: Date.now() });
+      await transaction(t.database.db, async (unit) => {
+        await queue.enqueue(unit, 'test.woken', { sentAt: Date.now() });
       });
       await vi.waitFor(() => expect(latencies).toHaveLength(i + 1), { timeout: 5000 });
     }
@@ -78,8 +78,8 @@ describe('enqueue on the caller transaction', () => {
 
   it('refuses a queue that was never defined', async () => {
     await expect(
-      transaction(t.database.db, async (tx) => {
-        await (queue as unknown as Queue<{ 'test.unknown': object }>).enqueue(tx, 'test.unknown', {});
+      transaction(t.database.db, async (unit) => {
+        await (queue as unknown as Queue<{ 'test.unknown': object }>).enqueue(unit, 'test.unknown', {});
       }),
     ).rejects.toThrow(/not defined/);
   });
@@ -97,7 +97,7 @@ describe('failures', () => {
       },
       FAST,
     );
-    await transaction(t.database.db, async (tx) => void (await queue.enqueue(tx, 'test.permanent', { contactId: 7 })));
+    await transaction(t.database.db, async (unit) => void (await queue.enqueue(unit, 'test.permanent', { contactId: 7 })));
 
     await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.permanent' })).toHaveLength(1), { timeout: 5000 });
     const [dead] = await queue.deadLetters({ queue: 'test.permanent' });
@@ -122,7 +122,7 @@ describe('failures', () => {
       },
       FAST,
     );
-    await transaction(t.database.db, async (tx) => void (await queue.enqueue(tx, 'test.transient', { messageId: 11 })));
+    await transaction(t.database.db, async (unit) => void (await queue.enqueue(unit, 'test.transient', { messageId: 11 })));
 
     await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.transient' })).toHaveLength(1), { timeout: 10_000 });
     expect(attempts).toEqual([1, 2, 3]);
@@ -146,8 +146,8 @@ describe('failures', () => {
       { ...FAST, concurrency: 4 },
     );
     const ids = Array.from({ length: 40 }, (_, i) => i + 1);
-    await transaction(t.database.db, async (tx) => {
-      for (const messageId of ids) await queue.enqueue(tx, 'test.retried-burst', { messageId });
+    await transaction(t.database.db, async (unit) => {
+      for (const messageId of ids) await queue.enqueue(unit, 'test.retried-burst', { messageId });
     });
 
     await vi.waitFor(async () => expect(await queue.deadLetters({ queue: 'test.retried-burst' })).toHaveLength(ids.length), { timeout: 30_000, interval: 200 });
@@ -166,7 +166,7 @@ describe('failures', () => {
       },
       FAST,
     );
-    await transaction(t.database.db, async (tx) => void (await queue.enqueue(tx, 'test.flaky', { messageId: 12 })));
+    await transaction(t.database.db, async (unit) => void (await queue.enqueue(unit, 'test.flaky', { messageId: 12 })));
 
     await vi.waitFor(async () => expect(await jobRows('test.flaky')).toEqual([{ state: 'completed', data: { messageId: 12 } }]), { timeout: 10_000 });
     expect(attempts).toEqual([1, 2]);
@@ -194,8 +194,8 @@ describe('batched workers (batchSize > 1)', () => {
       { ...FAST, concurrency: 6, batchSize: 4, batchWindowMs: 5 },
     );
     const ns = Array.from({ length: 30 }, (_, i) => i + 1);
-    await transaction(t.database.db, async (tx) => {
-      for (const n of ns) await queue.enqueue(tx, 'test.batched', { n });
+    await transaction(t.database.db, async (unit) => {
+      for (const n of ns) await queue.enqueue(unit, 'test.batched', { n });
     });
 
     const settled = async () => {
@@ -220,8 +220,8 @@ describe('batched workers (batchSize > 1)', () => {
       batchSize: 4,
     });
     await sleep(300); // the worker's first poll found nothing: it now waits 30 s unless woken
-    await transaction(t.database.db, async (tx) => {
-      await queue.enqueue(tx, 'test.batched-woken', { sentAt: Date.now() });
+    await transaction(t.database.db, async (unit) => {
+      await queue.enqueue(unit, 'test.batched-woken', { sentAt: Date.now() });
     });
     await vi.waitFor(() => expect(latencies).toHaveLength(1), { timeout: 5000 });
     expect(latencies[0]).toBeLessThan(5000);
@@ -231,11 +231,11 @@ describe('batched workers (batchSize > 1)', () => {
 describe('backlog metrics', () => {
   it('reports the jobs waiting in a queue nobody works, and how long the oldest has waited', async () => {
     await queue.define('test.backlog');
-    await transaction(t.database.db, async (tx) => {
-      await queue.enqueue(tx, 'test.backlog', { n: 1 });
-      await queue.enqueue(tx, 'test.backlog', { n: 2 });
+    await transaction(t.database.db, async (unit) => {
+      await queue.enqueue(unit, 'test.backlog', { n: 1 });
+      await queue.enqueue(unit, 'test.backlog', { n: 2 });
       // Delayed to later: not yet due, so not in the backlog.
-      await queue.enqueue(tx, 'test.backlog', { n: 3 }, { startAfter: 3600 });
+      await queue.enqueue(unit, 'test.backlog', { n: 3 }, { startAfter: 3600 });
     });
     await sleep(1100);
     const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;

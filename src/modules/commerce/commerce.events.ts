@@ -1,6 +1,6 @@
 /**
  * Domain events of commerce (SPEC "Workflow trigger events", post-MVP): published in the transaction of the
- * change (`changeEventsOf(tx)`, platform/transactions), so durable consumers such as workflows never miss one.
+ * change (its unit of work's `events`, platform/transactions), so durable consumers such as workflows never miss one.
  */
 interface QuoteDecidedEvent {
   entityId: number;

@@ -9,7 +9,8 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
+import type { ChangeEvents } from '../../platform/transactions/change-events.js';
 import { assertCurrency } from './document-lines.js';
 import { fromMinor, toMinor } from './money.js';
 import { partiesOf, type PartyLookups } from './commerce-parties.js';
@@ -54,7 +55,7 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
       if (!body.states.some((s) => s.outcome === 'open')) throw validationFailed([{ field: '/body/states', message: 'a pipeline needs an open state' }]);
       await transaction(
         db,
-        async (tx) => {
+        async ({ tx }) => {
           const current = await pipeline(p.entityId, tx);
           const known = new Map(current.map((s) => [s.id, s]));
           body.states.forEach((s, i) => {
@@ -89,7 +90,7 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
       if (!state) throw validationFailed([{ field: '/body/state_id', message: `state ${body.state_id} is not in the pipeline` }]);
       const row = await transaction(
         db,
-        async (tx) => {
+        async ({ tx, events }) => {
           const o = await repo.insertOpportunity(tx, {
             entityId: p.entityId,
             leadId: body.lead_id,
@@ -101,7 +102,7 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
             ownerEmployeeId: body.owner_employee_id ?? p.employeeId,
           });
           await repo.recordChange(tx, { entityId: p.entityId, opportunityId: o.id, fromStateId: null, toStateId: state.id, changedByEmployeeId: p.employeeId });
-          await publish(tx, p, o, groupId, null, state);
+          publish(events, p, o, groupId, null, state);
           return o;
         },
         { events: deps.events },
@@ -131,7 +132,7 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
       if (!to) throw validationFailed([{ field: '/body/state_id', message: `state ${stateId} is not in the pipeline` }]);
       const row = await transaction(
         db,
-        async (tx) => {
+        async ({ tx, events }) => {
           const o = await repo.findOpportunity(tx, p.entityId, id, true);
           if (!o) throw notFound('opportunity', id);
           if (o.stateId === stateId) throw conflict('invalid_transition', `The opportunity is already in ${to.name}`, { state_id: stateId });
@@ -144,7 +145,7 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
             changedByEmployeeId: p.employeeId,
           });
           const all = await repo.states(tx, p.entityId, true);
-          await publish(tx, p, o, groupId, all.find((s) => s.id === o.stateId) ?? null, to);
+          publish(events, p, o, groupId, all.find((s) => s.id === o.stateId) ?? null, to);
           return { ...o, stateId };
         },
         { events: deps.events },
@@ -153,8 +154,8 @@ export function createOpportunityService(deps: { db: Db; events: EventBus; looku
     },
   };
 
-  async function publish(tx: Db, p: Principal, o: repo.OpportunityRow, groupId: number, from: repo.StateRow | null, to: repo.StateRow): Promise<void> {
-    changeEventsOf(tx).domainEvent('opportunity.state_changed', {
+  function publish(events: ChangeEvents, p: Principal, o: repo.OpportunityRow, groupId: number, from: repo.StateRow | null, to: repo.StateRow): void {
+    events.domainEvent('opportunity.state_changed', {
       entityId: p.entityId,
       opportunityId: o.id,
       leadId: o.leadId,

@@ -7,6 +7,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
+import type { UnitOfWork } from '../../platform/transactions/transaction.js';
 import type { JobContext, Queue } from '../../platform/queue/queue.js';
 import { isErpError, type ErpClient, type ErpCredentials } from '../../integrations/erp/index.js';
 import type { ErpSessionScope } from '../erp-session/index.js';
@@ -73,8 +74,9 @@ export function createOrderPush(deps: OrderPushDeps) {
   }
 
   return {
-    /** Enqueues the push of `orderId` on `tx` (the order's own transaction). */
-    queue: async (tx: Db, orderId: number) => void (await deps.queue.enqueue(tx, ORDER_PUSH_QUEUE, { orderId }, { singletonKey: `order:${orderId}` })),
+    /** Enqueues the push of `orderId` in `unit` (the order's own change). */
+    queue: async (unit: UnitOfWork, orderId: number) =>
+      void (await deps.queue.enqueue(unit, ORDER_PUSH_QUEUE, { orderId }, { singletonKey: `order:${orderId}` })),
     async start(workers: boolean): Promise<void> {
       await deps.queue.define(ORDER_PUSH_QUEUE, { retryLimit: 5, retryDelay: 2, retryBackoff: true, expireInSeconds: 120, policy: 'short' });
       if (workers) await deps.queue.work(ORDER_PUSH_QUEUE, push, { concurrency: 2, pollingIntervalSeconds: 1 });

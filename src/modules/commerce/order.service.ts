@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound } from '../../platform/errors.js';
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction, type PublishingUnitOfWork, type UnitOfWork } from '../../platform/transactions/transaction.js';
 import { assertCurrency, priceLines, toAmountsResponse, toLineResponse, type StoredLine } from './document-lines.js';
 import { partiesOf, sellerFor, type PartyLookups } from './commerce-parties.js';
 import type { QuoteService } from './quote.service.js';
@@ -21,7 +21,7 @@ export function createOrderService(deps: {
   events: EventBus;
   lookups: PartyLookups;
   quotes: Pick<QuoteService, 'forOrder' | 'today'>;
-  queuePush: (tx: Db, orderId: number) => Promise<void>;
+  queuePush: (unit: UnitOfWork, orderId: number) => Promise<void>;
 }) {
   const { db } = deps;
 
@@ -43,7 +43,8 @@ export function createOrderService(deps: {
     amounts: DocumentAmounts;
   }
 
-  async function store(p: Principal, tx: Db, d: Draft): Promise<number> {
+  async function store(p: Principal, unit: PublishingUnitOfWork, d: Draft): Promise<number> {
+    const { tx, events } = unit;
     const row = await repo.insertOrder(
       tx,
       {
@@ -61,7 +62,7 @@ export function createOrderService(deps: {
       d.lines,
     );
     if (!row) throw conflict('order_exists', 'The quote already has an order');
-    changeEventsOf(tx).domainEvent('order.created', {
+    events.domainEvent('order.created', {
       entityId: p.entityId,
       orderId: row.id,
       quoteId: d.quoteId,
@@ -74,7 +75,7 @@ export function createOrderService(deps: {
       createdByEmployeeId: p.employeeId,
       occurredAt: row.createdAt.toISOString(),
     });
-    await deps.queuePush(tx, row.id);
+    await deps.queuePush(unit, row.id);
     return row.id;
   }
 
@@ -83,16 +84,16 @@ export function createOrderService(deps: {
       let id: number;
       if ('quote_id' in body) {
         const today = await deps.quotes.today(p.entityId);
-        const preview = await transaction(db, (tx) => deps.quotes.forOrder(tx, p, body.quote_id, today), { events: deps.events });
+        const preview = await transaction(db, ({ tx }) => deps.quotes.forOrder(tx, p, body.quote_id, today));
         const { groupId } = await partiesOf(p.entityId, preview.quote.leadId, null, deps.lookups);
         id = await transaction(
           db,
-          async (tx) => {
-            const { quote: q, status } = await deps.quotes.forOrder(tx, p, body.quote_id, today);
+          async (unit) => {
+            const { quote: q, status } = await deps.quotes.forOrder(unit.tx, p, body.quote_id, today);
             if (status !== 'approved') throw conflict('quote_not_approved', `Only an approved quote becomes an order; this one is ${status}`, { status });
             if (q.orderId !== null) throw conflict('order_exists', 'The quote already has an order', { order_id: q.orderId });
             const { subtotalMinor, discountMinor, taxMinor, totalMinor } = q;
-            return store(p, tx, {
+            return store(p, unit, {
               leadId: q.leadId,
               groupId,
               contactId: q.contactId,
@@ -113,8 +114,8 @@ export function createOrderService(deps: {
         const seller = await sellerFor(p, body.seller_employee_id, deps.lookups);
         id = await transaction(
           db,
-          (tx) =>
-            store(p, tx, {
+          (unit) =>
+            store(p, unit, {
               leadId: body.lead_id,
               groupId: parties.groupId,
               contactId: parties.contactId,
@@ -140,9 +141,9 @@ export function createOrderService(deps: {
       if (o.erpPushStatus === 'pushed') throw conflict('order_pushed', 'The order is already in the ERP', { erp_order_number: o.erpOrderNumber });
       await transaction(
         db,
-        async (tx) => {
-          await repo.recordPush(tx, id, { erpPushStatus: 'pending', erpError: null });
-          await deps.queuePush(tx, id);
+        async (unit) => {
+          await repo.recordPush(unit.tx, id, { erpPushStatus: 'pending', erpError: null });
+          await deps.queuePush(unit, id);
         },
         { events: deps.events },
       );

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import type { EventBus } from '../../platform/events/bus.js';
 import { notFound } from '../../platform/errors.js';
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import { assertCurrency, priceLines, toAmountsResponse, toLineResponse } from './document-lines.js';
 import { partiesOf, sellerFor, type PartyLookups } from './commerce-parties.js';
 import { assertEditable, effectiveStatus, transition, type QuoteAction } from './quote-state.js';
@@ -39,7 +39,7 @@ export function createQuoteService(deps: {
       const seller = await sellerFor(p, body.seller_employee_id, deps.lookups);
       const id = await transaction(
         db,
-        async (tx) => {
+        async ({ tx }) => {
           const row = await repo.insertQuote(
             tx,
             {
@@ -81,7 +81,7 @@ export function createQuoteService(deps: {
       const today = await deps.today(p.entityId);
       await transaction(
         db,
-        async (tx) => {
+        async ({ tx }) => {
           const q = await load(p, id, tx, true);
           assertEditable(effectiveStatus(q.status, q.validUntil, today));
           if (priced) await repo.replaceLines(tx, p.entityId, id, priced.lines);
@@ -104,7 +104,7 @@ export function createQuoteService(deps: {
       const today = await deps.today(p.entityId);
       const expired = await transaction(
         db,
-        async (tx) => {
+        async ({ tx, events }) => {
           const q = await load(p, id, tx, true);
           const current = effectiveStatus(q.status, q.validUntil, today);
           if (current === 'expired' && q.status !== 'expired') {
@@ -115,7 +115,7 @@ export function createQuoteService(deps: {
           const at = new Date();
           await repo.updateQuote(tx, id, { status: next, ...(next === 'sent' ? { sentAt: at } : { decidedAt: at, decidedByEmployeeId: p.employeeId }) });
           if (next === 'approved' || next === 'rejected') {
-            changeEventsOf(tx).domainEvent(next === 'approved' ? 'quote.approved' : 'quote.rejected', {
+            events.domainEvent(next === 'approved' ? 'quote.approved' : 'quote.rejected', {
               entityId: p.entityId,
               quoteId: id,
               leadId: q.leadId,

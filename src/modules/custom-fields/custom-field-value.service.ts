@@ -130,7 +130,7 @@ export function createCustomFieldValueService(deps: { db: Db; recordExists: Reco
           ...(first.code ? { permission: first.code } : {}),
         });
       }
-      await transaction(db, async (tx) => {
+      await transaction(db, async ({ tx }) => {
         for (const w of writes) {
           if (w.value === null) await deleteValue(tx, caller.entityId, w.customFieldId, recordId);
           else await upsertValue(tx, caller.entityId, { ...w, recordType, recordId, updatedByEmployeeId: caller.employeeId });

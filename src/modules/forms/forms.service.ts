@@ -50,12 +50,13 @@ export function createFormsService(deps: { db: Db; events: EventBus }) {
       const entityId = key.entityId;
       const outcome = await transaction(
         deps.db,
-        async (tx) => {
+        async (unit) => {
+          const { tx } = unit;
           if (await isSubmissionSeen(tx, entityId, input.submission_id)) {
-            const again = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name }, 'form');
+            const again = await findOrCreateContact(unit, entityId, { ...channels[0]!, name: input.name }, 'form');
             return { ids: again, created: false, duplicate: true };
           }
-          const resolved = await findOrCreateContact(tx, entityId, { ...channels[0]!, name: input.name, extraChannels: channels.slice(1) }, 'form');
+          const resolved = await findOrCreateContact(unit, entityId, { ...channels[0]!, name: input.name, extraChannels: channels.slice(1) }, 'form');
           const inserted = await insertSubmission(tx, { entityId, formKeyId: key.id, submissionId: input.submission_id, contactId: resolved.contactId });
           return { ids: resolved, created: resolved.created, duplicate: !inserted };
         },

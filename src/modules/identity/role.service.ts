@@ -44,7 +44,9 @@ export function createRoleService(deps: { db: Db }) {
       if (global || isSuperAdminRole(body.name)) assertSuperAdmin(caller, 'create a global or super_admin role');
       const entityId = global ? null : caller.entityId;
       if (await findRoleByName(db, entityId, body.name)) throw conflict('already_exists', `A role named ${body.name} already exists`);
-      const row = await transaction(db, async (tx) => insertRole(tx, { entityId, name: body.name, description: body.description ?? null }, body.permissions));
+      const row = await transaction(db, async ({ tx }) =>
+        insertRole(tx, { entityId, name: body.name, description: body.description ?? null }, body.permissions),
+      );
       return get(caller, row.id);
     },
 
@@ -62,7 +64,7 @@ export function createRoleService(deps: { db: Db }) {
       if (body.name !== undefined && body.name !== existing.name && (await findRoleByName(db, existing.entityId, body.name))) {
         throw conflict('already_exists', `A role named ${body.name} already exists`);
       }
-      await transaction(db, async (tx) => {
+      await transaction(db, async ({ tx }) => {
         const fields = {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.description !== undefined ? { description: body.description } : {}),

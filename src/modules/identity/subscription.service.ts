@@ -111,7 +111,7 @@ export function createSubscriptionService(deps: { db: Db }) {
       await checkRole(caller, body.role_id, global);
       await assertNotSuperAdminSubject(caller, subject);
       try {
-        const id = await transaction(db, async (tx) => {
+        const id = await transaction(db, async ({ tx }) => {
           const newId = await insertSubscription(tx, {
             employeeId: body.employee_id ?? null,
             userId: body.user_id ?? null,
@@ -136,7 +136,7 @@ export function createSubscriptionService(deps: { db: Db }) {
       await assertNotSuperAdminSubject(caller, subject);
       if (body.overrides) validateOverrides(caller, body.overrides);
       if (body.role_id !== undefined) await checkRole(caller, body.role_id, current.scope === 'global');
-      await transaction(db, async (tx) => {
+      await transaction(db, async ({ tx }) => {
         if (body.role_id !== undefined) await updateSubscriptionRole(tx, id, body.role_id);
         if (body.overrides) await replaceOverrides(tx, id, body.overrides);
       });

@@ -55,7 +55,7 @@ export async function registerMediaModule(app: FastifyInstance, ctx: AppContext,
     log: ctx.log,
     pendingUploadTtlHours: m.pendingUploadTtlHours,
     originalRetentionDays: m.originalRetentionDays,
-    redispatch: (id) => transaction(ctx.db, (tx) => jobs.dispatch(tx, id)),
+    redispatch: (id) => transaction(ctx.db, (unit) => jobs.dispatch(unit, id)),
   });
   const jobs = createMediaJobs({
     queue: ctx.queue,

@@ -6,9 +6,8 @@
  * the queue's schedule (`media.housekeeping`) when queue workers run, in UTC.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/client.js';
 import type { Queue } from '../../platform/queue/queue.js';
-import { onCommit } from '../../platform/transactions/transaction.js';
+import type { UnitOfWork } from '../../platform/transactions/transaction.js';
 import type { MediaProcessor } from './media.processor.js';
 import type { MediaHousekeeping } from './media.housekeeping.js';
 
@@ -24,10 +23,10 @@ declare module '../../platform/queue/queue.js' {
 
 export interface MediaJobs {
   /**
-   * Schedules processing of `mediaId` in `tx` (opened by platform/queue's `transaction()`): a queue job
-   * written in that transaction, or inline processing once it commits. A rollback schedules nothing.
+   * Schedules processing of `mediaId` in `unit` (platform/transactions): a queue job written in its
+   * transaction, or inline processing once it commits. A rollback schedules nothing.
    */
-  dispatch(tx: Db, mediaId: number): Promise<void>;
+  dispatch(unit: UnitOfWork, mediaId: number): Promise<void>;
   /** Creates the queues and starts the workers and the housekeeping schedule. */
   start(options: { workers: boolean }): Promise<void>;
   stop(): Promise<void>;
@@ -65,16 +64,16 @@ export function createMediaJobs(deps: {
   }
 
   return {
-    async dispatch(tx, mediaId) {
+    async dispatch(unit, mediaId) {
       if (deps.inline) {
-        onCommit(tx, () => {
+        unit.afterCommit(() => {
           waiting.push(mediaId);
           pump();
         });
         return;
       }
       // One pending job per object: a finalize and a housekeeping re-dispatch never double it.
-      await queue.enqueue(tx, MEDIA_PROCESS_QUEUE, { mediaId }, { singletonKey: `media:${mediaId}` });
+      await queue.enqueue(unit, MEDIA_PROCESS_QUEUE, { mediaId }, { singletonKey: `media:${mediaId}` });
     },
     async start({ workers }) {
       if (started) return;

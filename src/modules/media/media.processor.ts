@@ -15,7 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { EventBus } from '../../platform/events/bus.js';
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import type { RealtimeEmitter } from '../../platform/realtime/events.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
 import { findMediaById, transition } from './media.repository.js';
@@ -71,11 +71,10 @@ export function createMediaProcessor(deps: MediaProcessorDeps) {
   async function finish(row: MediaObjectRow, set: Partial<MediaObjectRow>): Promise<void> {
     await transaction(
       db,
-      async (tx) => {
+      async ({ tx, events: out }) => {
         const done = await transition(tx, row.id, ['processing'], { ...set, processedAt: new Date() });
         if (!done) return;
         const status = done.status as 'ready' | 'failed';
-        const out = changeEventsOf(tx);
         out.domainEvent('media.processed', { entityId: done.entityId, mediaId: done.id, kind: done.kind, status });
         emitMediaProcessed(out, done.entityId, { media_id: done.id, kind: done.kind, status, processing: done.processing, error: done.error });
       },

@@ -227,7 +227,7 @@ export function createMediaService(deps: MediaServiceDeps) {
       // A random path segment makes keys unguessable; the entity prefix scopes them.
       const originalKey = `media/${caller.entityId}/${randomUUID()}/original`;
       const { visitor } = caller;
-      const row = await transaction(db, async (tx) => {
+      const row = await transaction(db, async ({ tx }) => {
         if (visitor !== undefined) {
           await lockWebsiteUploads(tx, visitor.websiteId);
           await checkVisitorBudgets(tx, caller.entityId, visitor, body.size, true);
@@ -284,7 +284,8 @@ export function createMediaService(deps: MediaServiceDeps) {
       // The status change and the processing job commit together: a crash between them loses nothing. A
       // visitor's bytes count once they are sent, so its budgets are checked again here.
       const { visitorId, websiteId } = row;
-      const moved = await transaction(db, async (tx) => {
+      const moved = await transaction(db, async (unit) => {
+        const { tx } = unit;
         if (visitorId !== null && websiteId !== null) {
           await lockWebsiteUploads(tx, websiteId);
           try {
@@ -295,7 +296,7 @@ export function createMediaService(deps: MediaServiceDeps) {
           }
         }
         const changed = await transition(tx, row.id, ['pending'], { status: 'processing', finalizedAt: new Date() });
-        if (changed) await deps.jobs.dispatch(tx, changed.id);
+        if (changed) await deps.jobs.dispatch(unit, changed.id);
         return changed;
       });
       if (moved instanceof AppError) return refuse(row, moved);

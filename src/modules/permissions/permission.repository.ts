@@ -6,7 +6,7 @@ import { transaction } from '../../platform/transactions/transaction.js';
 
 /** Upserts the code catalogue and replaces the implication rows; run at every start (idempotent). */
 export async function seedPermissionCatalog(db: Db): Promise<void> {
-  await transaction(db, async (tx) => {
+  await transaction(db, async ({ tx }) => {
     await tx
       .insert(permission)
       .values(PERMISSIONS.map((p) => ({ code: p.code, module: p.module, label: p.label })))

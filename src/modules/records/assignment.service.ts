@@ -4,7 +4,7 @@
  * (durable consumers such as workflows get a job; in-process subscribers hear it after the commit), once per
  * affected lead: `via: 'lead'` for a direct assignment, `via: 'group'` for each lead of a group.
  */
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction, type PublishingUnitOfWork } from '../../platform/transactions/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -52,11 +52,17 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
   const { db, events } = deps;
   const assertSeller = (entityId: number, employeeId: number) => deps.identity.assertActiveMember(entityId, employeeId, '/body/employee_id');
 
-  /** On `tx`: one event per lead of `groupIds` (the leads that inherit the seller through their group). */
-  async function publishForGroups(tx: Db, name: 'lead.assigned' | 'lead.unassigned', caller: Principal, employeeId: number, groupIds: number[]) {
+  /** In `unit`: one event per lead of `groupIds` (the leads that inherit the seller through their group). */
+  async function publishForGroups(
+    unit: PublishingUnitOfWork,
+    name: 'lead.assigned' | 'lead.unassigned',
+    caller: Principal,
+    employeeId: number,
+    groupIds: number[],
+  ) {
     const occurredAt = new Date().toISOString();
-    for (const l of await leadsOfGroups(tx, caller.entityId, groupIds)) {
-      changeEventsOf(tx).domainEvent(name, {
+    for (const l of await leadsOfGroups(unit.tx, caller.entityId, groupIds)) {
+      unit.events.domainEvent(name, {
         entityId: caller.entityId,
         leadId: l.id,
         groupId: l.groupId,
@@ -88,10 +94,10 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
       await assertSeller(caller.entityId, body.employee_id);
       const { row, created } = await transaction(
         db,
-        async (tx) => {
+        async ({ tx, events: out }) => {
           const upserted = await upsertLeadAssignment(tx, caller.entityId, target.id, body.employee_id);
           if (upserted.created) {
-            changeEventsOf(tx).domainEvent('lead.assigned', {
+            out.domainEvent('lead.assigned', {
               entityId: caller.entityId,
               leadId: target.id,
               groupId: target.groupId,
@@ -111,11 +117,11 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
     async unassignLead(caller: Principal, id: number): Promise<void> {
       await transaction(
         db,
-        async (tx) => {
+        async ({ tx, events: out }) => {
           const row = await deleteLeadAssignment(tx, caller.entityId, id);
           if (!row) throw notFound('lead_assignment', id);
           const target = await findLead(tx, caller.entityId, row.leadId);
-          changeEventsOf(tx).domainEvent('lead.unassigned', {
+          out.domainEvent('lead.unassigned', {
             entityId: caller.entityId,
             leadId: row.leadId,
             groupId: target?.groupId ?? 0,
@@ -142,10 +148,10 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
       }
       const created = await transaction(
         db,
-        async (tx) => {
-          const inserted = await insertGroupAssignments(tx, caller.entityId, body.employee_id, body.group_ids);
+        async (unit) => {
+          const inserted = await insertGroupAssignments(unit.tx, caller.entityId, body.employee_id, body.group_ids);
           await publishForGroups(
-            tx,
+            unit,
             'lead.assigned',
             caller,
             body.employee_id,
@@ -162,10 +168,10 @@ export function createAssignmentService(deps: { db: Db; events: EventBus; identi
     async unassignGroup(caller: Principal, id: number): Promise<void> {
       await transaction(
         db,
-        async (tx) => {
-          const row = await deleteGroupAssignment(tx, caller.entityId, id);
+        async (unit) => {
+          const row = await deleteGroupAssignment(unit.tx, caller.entityId, id);
           if (!row) throw notFound('group_assignment', id);
-          await publishForGroups(tx, 'lead.unassigned', caller, row.employeeId, [row.groupId]);
+          await publishForGroups(unit, 'lead.unassigned', caller, row.employeeId, [row.groupId]);
         },
         { events },
       );

@@ -2,11 +2,11 @@
  * Who is behind a channel identifier: finds the contact owning (entity, channel type, identifier) or
  * creates one with the group and lead the hierarchy needs (group > lead > contact), and reads the sellers
  * of a lead or group. Used by conversations (unknown senders) and form ingest. A contact created here
- * publishes `lead.created` and `contact.created` (records.events.ts) through the caller's transaction,
- * which must be opened with the event bus (`transaction(db, work, { events })`, platform/transactions).
+ * publishes `lead.created` and `contact.created` (records.events.ts) through the caller's unit of work,
+ * opened with the event bus (`transaction(db, work, { events })`, platform/transactions).
  */
 import type { Db } from '../../db/client.js';
-import { changeEventsOf, savepoint } from '../../platform/transactions/transaction.js';
+import { savepoint, type PublishingUnitOfWork } from '../../platform/transactions/transaction.js';
 import { AppError } from '../../platform/errors.js';
 import { normalizeChannelIdentifier, type ContactChannelType } from './channel-identifier.js';
 import * as repo from './contact-identity.repository.js';
@@ -23,9 +23,14 @@ export interface ResolvedContact extends repo.ContactIdentity {
  * writer leaves nothing behind and reads the winner's contact. A created contact's events name `source`.
  * Throws when the identifier is invalid for `type`.
  */
-export async function findOrCreateContact(db: Db, entityId: number, input: IdentityInput, source: ContactCreatedEvent['source']): Promise<ResolvedContact> {
-  const resolved = await resolveContact(db, entityId, input);
-  if (resolved.created) publishCreation(db, entityId, resolved, source);
+export async function findOrCreateContact(
+  unit: PublishingUnitOfWork,
+  entityId: number,
+  input: IdentityInput,
+  source: ContactCreatedEvent['source'],
+): Promise<ResolvedContact> {
+  const resolved = await resolveContact(unit.tx, entityId, input);
+  if (resolved.created) publishCreation(unit, entityId, resolved, source);
   return resolved;
 }
 
@@ -89,7 +94,12 @@ export interface ContactInput {
  * channels meanwhile, the savepoint is rolled back and every input is resolved one by one instead.
  * Created contacts' events name `source`. Throws when an identifier is invalid for its type.
  */
-export async function findOrCreateContacts(db: Db, inputs: ContactInput[], source: ContactCreatedEvent['source']): Promise<ResolvedContact[]> {
+export async function findOrCreateContacts(
+  unit: PublishingUnitOfWork,
+  inputs: ContactInput[],
+  source: ContactCreatedEvent['source'],
+): Promise<ResolvedContact[]> {
+  const db = unit.tx;
   const keys = inputs.map((input) => {
     const identifier = normalizeChannelIdentifier(input.type, input.identifier);
     if (identifier === undefined) throw invalidIdentifier(input.type, input.identifier);
@@ -127,7 +137,7 @@ export async function findOrCreateContacts(db: Db, inputs: ContactInput[], sourc
     const first = !reported.has(keyOf(k));
     reported.add(keyOf(k));
     const created = r.created && first;
-    if (created) publishCreation(db, k.entityId, r, source);
+    if (created) publishCreation(unit, k.entityId, r, source);
     return { ...r, created };
   });
 }
@@ -138,10 +148,10 @@ export async function sellersOf(db: Db, entityId: number, ids: { leadId: number;
   return [...new Set([...leadSellers, ...groupSellers])];
 }
 
-/** `lead.created`, then `contact.created`, for a contact the system created, through the transaction `db`. */
-function publishCreation(db: Db, entityId: number, ids: repo.ContactIdentity, source: ContactCreatedEvent['source']): void {
+/** `lead.created`, then `contact.created`, for a contact the system created, through `unit`. */
+function publishCreation(unit: PublishingUnitOfWork, entityId: number, ids: repo.ContactIdentity, source: ContactCreatedEvent['source']): void {
   const occurredAt = new Date().toISOString();
-  const events = changeEventsOf(db);
+  const { events } = unit;
   events.domainEvent('lead.created', { entityId, leadId: ids.leadId, groupId: ids.groupId, createdByEmployeeId: null, occurredAt });
   events.domainEvent('contact.created', {
     entityId,

@@ -4,7 +4,7 @@
  * replaced as a set by `manual_channels` on PATCH; those learned from conversations are kept. An
  * identifier is unique per entity and type, so a channel held by another contact is a 409.
  */
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import { toPage } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
@@ -117,10 +117,10 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
       try {
         row = await transaction(
           db,
-          async (tx) => {
+          async ({ tx, events }) => {
             const created = await insertContact(tx, caller.entityId, { groupId: parent.groupId, leadId: parent.id, name: body.name.trim() });
             await insertManualChannels(tx, caller.entityId, created.id, channels);
-            changeEventsOf(tx).domainEvent('contact.created', {
+            events.domainEvent('contact.created', {
               entityId: caller.entityId,
               contactId: created.id,
               leadId: created.leadId,
@@ -148,7 +148,7 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
       const parent = body.lead_id !== undefined ? await leadOf(caller.entityId, body.lead_id) : undefined;
       if (channels) await assertChannelsFree(caller.entityId, channels, id);
       try {
-        await transaction(db, async (tx) => {
+        await transaction(db, async ({ tx }) => {
           await updateContact(tx, caller.entityId, id, {
             ...(body.name !== undefined ? { name: body.name.trim() } : {}),
             ...(parent ? { leadId: parent.id, groupId: parent.groupId } : {}),

@@ -2,7 +2,7 @@
  * Leads and clients (SPEC "What the service does": a client is a lead that carries an ERP identifier,
  * not a separate type). Creating one publishes `lead.created` after commit.
  */
-import { changeEventsOf, transaction } from '../../platform/transactions/transaction.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import { pageText } from '../../platform/http/pagination.js';
 import type { Db } from '../../db/client.js';
 import { createCappedCounts } from '../../db/paging.js';
@@ -100,9 +100,9 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
       await assertErpIdFree(caller.entityId, values.erpId);
       const row = await transaction(
         db,
-        async (tx) => {
+        async ({ tx, events }) => {
           const created = await insertLead(tx, caller.entityId, { ...values, groupId: body.group_id, name: body.name.trim() });
-          changeEventsOf(tx).domainEvent('lead.created', {
+          events.domainEvent('lead.created', {
             entityId: caller.entityId,
             leadId: created.id,
             groupId: created.groupId,

@@ -19,7 +19,7 @@ import type { Db } from '../../db/client.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { type JobContext, type Queue } from '../../platform/queue/queue.js';
-import { transaction } from '../../platform/transactions/transaction.js';
+import { transaction, type UnitOfWork } from '../../platform/transactions/transaction.js';
 import type { EventOrigin } from '../interactions/index.js';
 import { compileFilters } from './filter-engine.js';
 import { caseInsensitiveFields, type TriggerEvent } from './field-registry.js';
@@ -84,9 +84,9 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     return d;
   }
 
-  /** Inserts the execution and enqueues its first step on `tx`; undefined when `dedupKey` already ran. */
+  /** Inserts the execution and enqueues its first step in `unit`; undefined when `dedupKey` already ran. */
   async function begin(
-    tx: Db,
+    unit: UnitOfWork,
     start: {
       entityId: number;
       workflowId: number;
@@ -98,7 +98,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       dedupKey: string;
     },
   ) {
-    const definition = await definitionOf(start.workflowId, start.version, tx);
+    const definition = await definitionOf(start.workflowId, start.version, unit.tx);
     const first = definition?.steps[0];
     if (!first) return undefined;
     const context: ExecutionContext = {
@@ -106,7 +106,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       workflow: { id: start.workflowId, version: start.version, step_visits: {} },
       ...(start.erp ? { erp: start.erp } : {}),
     };
-    const row = await repo.insertExecution(tx, {
+    const row = await repo.insertExecution(unit.tx, {
       entityId: start.entityId,
       workflowId: start.workflowId,
       workflowVersion: start.version,
@@ -117,7 +117,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       startedAt: deps.now(),
     });
     if (!row) return undefined;
-    await deps.queue.enqueue(tx, STEP_QUEUE, { executionId: row.id, stepKey: first.key, visit: 1 }, { singletonKey: `${row.id}:${first.key}:1` });
+    await deps.queue.enqueue(unit, STEP_QUEUE, { executionId: row.id, stepKey: first.key, visit: 1 }, { singletonKey: `${row.id}:${first.key}:1` });
     deps.metrics.executionsStarted.inc({ trigger_type: start.triggerType });
     return row;
   }
@@ -131,7 +131,8 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     next: string | null,
     delaySeconds: number | undefined,
   ): Promise<void> {
-    await transaction(db, async (tx) => {
+    await transaction(db, async (unit) => {
+      const { tx } = unit;
       if (!(await repo.finishStep(tx, stepRowId, { status: 'succeeded', result }))) return;
       if (next === null) return repo.updateExecution(tx, exec.id, { status: 'succeeded', contextJson: context, finishedAt: deps.now() });
       const total = Object.values(context.workflow.step_visits).reduce((a, b) => a + b, 0);
@@ -146,7 +147,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       const visit = (context.workflow.step_visits[next] ?? 0) + 1;
       await repo.updateExecution(tx, exec.id, { contextJson: context });
       await deps.queue.enqueue(
-        tx,
+        unit,
         STEP_QUEUE,
         { executionId: exec.id, stepKey: next, visit },
         { singletonKey: `${exec.id}:${next}:${visit}`, ...(delaySeconds ? { startAfter: delaySeconds } : {}) },
@@ -161,7 +162,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     context: ExecutionContext,
     error: Record<string, unknown>,
   ): Promise<void> {
-    await transaction(db, async (tx) => {
+    await transaction(db, async ({ tx }) => {
       if (stepRowId !== undefined && !(await repo.finishStep(tx, stepRowId, { status: 'failed', error }))) return;
       await repo.updateExecution(tx, exec.id, { status: 'failed', contextJson: context, finishedAt: deps.now(), error: { step_key: stepKey, ...error } });
     });
@@ -239,9 +240,9 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
         return 0;
       }
       let started = 0;
-      await transaction(db, async (tx) => {
+      await transaction(db, async (unit) => {
         for (const m of matched) {
-          const row = await begin(tx, {
+          const row = await begin(unit, {
             entityId: trigger.entity_id,
             workflowId: m.workflowId,
             version: m.version,
@@ -275,8 +276,8 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       };
       // Read before the transaction (the bounded ERP wait holds no connection), and only when a step names them.
       const erp = namesErpField((wf.definition as Definition).steps) ? await deps.erpFields.of(p.entityId, records.groupId) : undefined;
-      const row = await transaction(db, (tx) =>
-        begin(tx, {
+      const row = await transaction(db, (unit) =>
+        begin(unit, {
           entityId: p.entityId,
           workflowId,
           version: wf.workflow.version,
@@ -305,7 +306,8 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
         const zones = new Map<number, string>();
         for (const entityId of new Set(due.map((d) => d.entityId))) zones.set(entityId, await deps.timeZoneOf(entityId));
         for (const { id } of due) {
-          await transaction(db, async (tx) => {
+          await transaction(db, async (unit) => {
+            const { tx } = unit;
             const locked = await repo.lockDueSchedule(tx, id, now);
             if (!locked) return; // another instance took it, or it moved on
             const { trigger: t, version } = locked;
@@ -313,7 +315,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
             const slotTime = t.nextRunAt!;
             if (now.getTime() - slotTime.getTime() <= SCHEDULE_GRACE_MS) {
               const slot = slotAt(schedule, slotTime, t.entityId);
-              const row = await begin(tx, {
+              const row = await begin(unit, {
                 entityId: t.entityId,
                 workflowId: t.workflowId,
                 version,

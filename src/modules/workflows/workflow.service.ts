@@ -94,7 +94,7 @@ export function createWorkflowService(deps: {
       check(definition);
       const enabled = body.enabled ?? true;
       const zone = await deps.timeZoneOf(p.entityId);
-      const id = await transaction(db, async (tx) => {
+      const id = await transaction(db, async ({ tx }) => {
         const wf = await repo.insertWorkflow(tx, {
           entityId: p.entityId,
           name: body.name.trim(),
@@ -131,7 +131,7 @@ export function createWorkflowService(deps: {
     /** PATCH: name, description and enabled in place; trigger or steps as a new version. */
     async update(p: Principal, id: number, body: WorkflowUpdateBody): Promise<WorkflowResponse> {
       const zone = await deps.timeZoneOf(p.entityId);
-      await transaction(db, async (tx) => {
+      await transaction(db, async ({ tx }) => {
         const current = await repo.findWorkflow(tx, p.entityId, id, true);
         if (!current) throw notFound('workflow', id);
         const before = current.definition as Definition;

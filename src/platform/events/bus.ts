@@ -10,7 +10,7 @@
  *   change commits, even if the process dies right after the commit. Durable handlers must be
  *   idempotent; the queue's retry and dead-letter rules apply (a `PermanentJobError` dead-letters at once).
  *
- * Nobody publishes on the bus directly: a change collects its events in `changeEventsOf(tx)` (or a
+ * Nobody publishes on the bus directly: a change collects its events in its unit of work's `events` (or a
  * `ChangeEvents`) from platform/transactions, which calls `enqueueDurable` before the commit and
  * `deliver` after it. Events are declared by augmenting `DomainEventMap` (platform/events/domain-events.ts).
  */
@@ -18,6 +18,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { JobContext, Queue, RetryPolicy, WorkOptions } from '../queue/queue.js';
 import type { DomainEventSink } from '../transactions/change-events.js';
+import type { UnitOfWork } from '../transactions/transaction.js';
 import type { DomainEventMap, DomainEventName } from './domain-events.js';
 
 export type { DomainEventMap } from './domain-events.js';
@@ -55,8 +56,8 @@ export interface EventBus extends DomainEventSink {
       interest?: (tx: Db, payloads: DomainEventMap[K][]) => Promise<boolean[]>;
     },
   ): Promise<void>;
-  /** One job per interested durable consumer of each of `events`, on `tx` (any transaction): each consumer's interest is asked once per event name. */
-  enqueueDurable(tx: Db, events: { name: DomainEventName; payload: unknown }[]): Promise<void>;
+  /** One job per interested durable consumer of each of `events`, in `unit`'s transaction: each consumer's interest is asked once per event name. */
+  enqueueDurable(unit: UnitOfWork, events: { name: DomainEventName; payload: unknown }[]): Promise<void>;
 }
 
 /** The job queue of a durable consumer of `event`. */
@@ -69,12 +70,12 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
   const durableQueues = new Map<string, string[]>();
   const interests = new Map<string, (tx: Db, payloads: unknown[]) => Promise<boolean[]>>();
 
-  /** One job per durable consumer of `name` that wants the payload, on `tx`. */
-  async function enqueueFor(tx: Db, name: string, payloads: unknown[]): Promise<void> {
+  /** One job per durable consumer of `name` that wants the payload, in `unit`'s transaction. */
+  async function enqueueFor(unit: UnitOfWork, name: string, payloads: unknown[]): Promise<void> {
     for (const queueName of durableQueues.get(name) ?? []) {
       const interest = interests.get(queueName);
-      const wanted = interest ? await interest(tx, payloads) : payloads.map(() => true);
-      for (const [i, payload] of payloads.entries()) if (wanted[i]) await jobs.enqueue(tx, queueName, payload as object);
+      const wanted = interest ? await interest(unit.tx, payloads) : payloads.map(() => true);
+      for (const [i, payload] of payloads.entries()) if (wanted[i]) await jobs.enqueue(unit, queueName, payload as object);
     }
   }
   // Durable consumers have queues named at run time, outside JobMap.
@@ -115,10 +116,10 @@ export function createEventBus(log: Pick<FastifyBaseLogger, 'error'>, queue: Que
       durableQueues.set(name, [...(durableQueues.get(name) ?? []), queueName]);
       if (options.interest) interests.set(queueName, options.interest as (tx: Db, payloads: unknown[]) => Promise<boolean[]>);
     },
-    async enqueueDurable(tx, events) {
+    async enqueueDurable(unit, events) {
       const byName = new Map<string, unknown[]>();
       for (const e of events) if (durableQueues.has(e.name)) byName.set(e.name, [...(byName.get(e.name) ?? []), e.payload]);
-      for (const [name, payloads] of byName) await enqueueFor(tx, name, payloads);
+      for (const [name, payloads] of byName) await enqueueFor(unit, name, payloads);
     },
   };
 }

@@ -5,7 +5,7 @@
  * - A module declares its jobs by augmenting `JobMap`
  *   (`declare module '../../platform/queue/queue.js' { interface JobMap { 'media.process': { mediaId: number } } }`),
  *   `define`s each queue with its retry policy at registration and registers its handler with `work`.
- * - `enqueue(tx, name, data)` writes the job on the caller's transaction connection: a rolled-back
+ * - `enqueue(unit, name, data)` writes the job in the caller's unit of work: a rolled-back
  *   transaction enqueues nothing, a committed one never loses the job (no gap between commit and enqueue).
  * - Delivery is at least once: handlers re-read state by the ids in the payload, are idempotent and skip
  *   what has gone. A handler that throws `PermanentJobError` is dead-lettered at once with its reason;
@@ -21,7 +21,7 @@ import { PgTransaction } from 'drizzle-orm/pg-core';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { libraryStatementName, sqlExecutorIn, type Database, type Db } from '../../db/client.js';
 import { DEAD_LETTER_COUNTS, DEAD_LETTERS, QUEUE_BACKLOG, SCHEMA, SPEND_RETRIES } from './queue.sql.js';
-import { hasOnCommit, onCommit, transaction } from '../transactions/transaction.js';
+import { transaction, type UnitOfWork } from '../transactions/transaction.js';
 import { SCHEMA_LOCK_ID } from '../../db/migrate.js';
 import { AppError } from '../errors.js';
 import { startBatchedWorker, type BatchedWorker } from './batched-worker.js';
@@ -145,12 +145,12 @@ export interface Queue<M extends object = JobMap> {
   /** Registers the handler of a defined queue; it runs once the queue is started. */
   work<K extends keyof M & string>(name: K, handler: JobHandler<M[K]>, options?: WorkOptions): Promise<void>;
   /**
-   * Writes a job on the connection of `tx` (a transaction, or the database for work not caused by a
-   * change) and returns its id, or null when a `singletonKey` deduplicated it. Inside `transaction()`,
-   * the local worker is woken after the commit; in another transaction call `wake` after it commits.
-   * Throws when `name` was not defined in this process.
+   * Writes a job in `at` and returns its id, or null when a `singletonKey` deduplicated it. `at` is a
+   * change's unit of work (platform/transactions: the local worker is woken after the commit) or the
+   * database, for work not caused by a change (woken at once). Throws when `name` was not defined in this
+   * process, and for a bare transaction (`tx` instead of its unit).
    */
-  enqueue<K extends keyof M & string>(tx: Db, name: K, data: M[K], options?: EnqueueOptions): Promise<string | null>;
+  enqueue<K extends keyof M & string>(at: UnitOfWork | Db, name: K, data: M[K], options?: EnqueueOptions): Promise<string | null>;
   /** Makes one idle worker of `name` in this process poll now instead of at its next interval. */
   wake(name: keyof M & string): void;
   /** Enqueues `data` on `name` at every `cron` time in the IANA time zone `tz`; replaces an earlier schedule. */
@@ -337,7 +337,7 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
   async function defineUnderSchemaLock(run: (scoped: PgBoss) => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await transaction(database.db, async (tx) => {
+        await transaction(database.db, async ({ tx }) => {
           const executor = sqlExecutorIn(tx);
           await executor.executeSql('select pg_advisory_xact_lock($1)', [SCHEMA_LOCK_ID]);
           // A pg-boss instance of this transaction's connection: its queue API, never started.
@@ -546,15 +546,19 @@ export function createQueue(database: Database, log: FastifyBaseLogger, options:
       if (running) await startWorkers(spec);
     },
 
-    async enqueue(tx, name, data, options = {}) {
+    async enqueue(at, name, data, options = {}) {
       assertDefined(name);
-      const send: PgBoss.SendOptions = { db: sqlExecutorIn(tx) };
+      const unit = 'afterCommit' in at ? at : undefined;
+      // A bare transaction would commit the job with nobody to wake its worker: a change passes its unit.
+      if (!unit && at instanceof PgTransaction)
+        throw new Error('enqueue needs the unit of work of a transaction opened with transaction() from platform/transactions');
+      const send: PgBoss.SendOptions = { db: sqlExecutorIn(unit ? unit.tx : (at as Db)) };
       if (options.singletonKey !== undefined) send.singletonKey = options.singletonKey;
       if (options.startAfter !== undefined) send.startAfter = options.startAfter;
       if (options.priority !== undefined) send.priority = options.priority;
       const id = await boss.send(name, data, send);
-      if (hasOnCommit(tx)) onCommit(tx, () => wake(name));
-      else if (!(tx instanceof PgTransaction)) wake(name);
+      if (unit) unit.afterCommit(() => wake(name));
+      else wake(name);
       return id;
     },
 

@@ -1,13 +1,13 @@
 /**
  * What a change publishes once it has committed: socket events (to the entity's agents and to website
  * visitors, through the one publisher) and domain events, collected in order while the change runs (docs/architecture.md "Publishing"). Inside a
- * transaction the collector is `changeEventsOf(tx)` and `transaction()` publishes it; a change made of
+ * transaction the collector is the unit of work's `events` and `transaction()` publishes it; a change made of
  * one autocommitted statement collects into `new ChangeEvents()` and calls `publish` itself afterwards
  * (only realtime events and domain events without durable consumers may go that way). Both lists stay
  * typed: a realtime event is one of `ServerToClientEvents` with its payload, a domain event one of
  * `DomainEventMap`.
  */
-import type { Db } from '../../db/client.js';
+import type { UnitOfWork } from './transaction.js';
 import type { DomainEventMap } from '../events/domain-events.js';
 import type { RealtimeEmitter, RealtimeTarget, ServerEventName, ServerEventPayload, VisitorEventName, VisitorEventPayload } from '../realtime/events.js';
 
@@ -21,8 +21,8 @@ type DomainEvent = { [K in keyof DomainEventMap]: { name: K; payload: DomainEven
 
 /** The part of the event bus a change publishes through (`EventBus` from platform/events). */
 export interface DomainEventSink {
-  /** Writes one job per interested durable consumer of each event, on `tx`. */
-  enqueueDurable(tx: Db, events: { name: keyof DomainEventMap; payload: unknown }[]): Promise<void>;
+  /** Writes one job per interested durable consumer of each event, in the unit's transaction. */
+  enqueueDurable(unit: UnitOfWork, events: { name: keyof DomainEventMap; payload: unknown }[]): Promise<void>;
   /** Delivers to in-process subscribers (after the commit). */
   deliver<K extends keyof DomainEventMap>(name: K, payload: DomainEventMap[K], options: { durableEnqueued: boolean }): Promise<void>;
 }
@@ -53,8 +53,8 @@ export class ChangeEvents implements RealtimeEmitter {
   }
 
   /** Inside the transaction, before it commits: the durable consumers' jobs for the collected domain events. */
-  async enqueueDurable(tx: Db, events: DomainEventSink): Promise<void> {
-    if (this.domain.length > 0) await events.enqueueDurable(tx, this.domain);
+  async enqueueDurable(unit: UnitOfWork, events: DomainEventSink): Promise<void> {
+    if (this.domain.length > 0) await events.enqueueDurable(unit, this.domain);
     this.durableEnqueued = true;
   }
 

@@ -1,50 +1,71 @@
 /**
  * Transactions and what happens once they commit — the one way a change publishes (docs/architecture.md
- * "Publishing"). `transaction(db, work, publishers?)` runs `work` in a Drizzle transaction; effects
- * registered with `onCommit(tx, effect)` (waking the local worker of a queue that received a job) run only
- * after the commit, in order. With `publishers`, the transaction also has a `ChangeEvents` collector
- * (`changeEventsOf(tx)`): its domain events' durable jobs are written in the transaction just before it
- * commits, and its realtime and in-process domain events go out after the commit. A rolled-back
- * transaction runs and publishes nothing.
+ * "Publishing"). `transaction(db, work, publishers?)` runs `work` in a Drizzle transaction and hands it the
+ * change's unit of work: `tx` for the repositories, `afterCommit(effect)` for effects that must wait for the
+ * commit (waking the local worker of a queue that received a job), `beforeCommit(write)` for buffered
+ * writes, and, with `publishers`, `events`: the change's `ChangeEvents`, whose domain events' durable jobs
+ * are written in the transaction just before it commits and whose socket and in-process domain events go
+ * out after the commit. A rolled-back transaction runs and publishes nothing. Services that publish or log
+ * take the unit, so a signature says whether a function may publish.
  */
 import type { Db } from '../../db/client.js';
 import { ChangeEvents, type Publishers } from './change-events.js';
 
 type Effect = () => void | Promise<void>;
 
-interface TransactionState {
-  effects: Effect[];
-  /** Writes that run inside the transaction once `work` is done (a buffer flushed in one statement). */
-  finishers: Effect[];
-  events: ChangeEvents | undefined;
+/** One change in progress: its transaction and what runs around its commit. */
+export interface UnitOfWork {
+  /** The transaction: every statement of the change runs on it. */
+  readonly tx: Db;
+  /** Runs `effect` after the commit, in the order registered; never when the change rolls back. */
+  readonly afterCommit: (effect: Effect) => void;
+  /**
+   * Runs `write` inside the transaction once the work is done and just before the commit (before the
+   * durable consumers' jobs): a change that buffers rows writes them in one statement. A failing `write`
+   * rolls the whole change back. A write may register another; each runs once, in order.
+   */
+  readonly beforeCommit: (write: Effect) => void;
 }
 
-const stateByTransaction = new WeakMap<Db, TransactionState>();
+/** A unit of work that publishes: `events` collects its socket and domain events, sent once it commits. */
+export interface PublishingUnitOfWork extends UnitOfWork {
+  readonly events: ChangeEvents;
+}
 
 /**
- * Runs `work(tx)` in a transaction of `db`; after the commit, runs the effects registered on `tx` in
- * order, then publishes what `changeEventsOf(tx)` collected (with `publishers`), and resolves with `work`'s
+ * Runs `work` in a transaction of `db`; after the commit, runs the effects registered with `afterCommit`
+ * in order, then publishes what `events` collected (with `publishers`), and resolves with `work`'s
  * result. Rejects with `work`'s error (nothing committed, nothing published). Effects should not throw (the
  * event bus and the queue's wake do not); if one does, the others still run and the first error is thrown
- * after them, although the change is already committed. Nested transactions (`tx.transaction`) are not
- * tracked: register effects on the outer `tx`.
+ * after them, although the change is already committed. A nested step that must be all-or-nothing uses
+ * `savepoint(unit.tx, ...)` and keeps registering on the outer unit.
  */
-export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>, publishers?: Publishers): Promise<T> {
-  let state: TransactionState = { effects: [], finishers: [], events: undefined };
-  const result = await db.transaction(async (tx) => {
-    const handle = tx as unknown as Db;
-    state = { effects: [], finishers: [], events: publishers ? new ChangeEvents() : undefined };
-    stateByTransaction.set(handle, state);
-    const value = await work(handle);
-    // A finisher may register another (it runs too); each runs once, in order.
-    for (let i = 0; i < state.finishers.length; i++) await state.finishers[i]!();
+export function transaction<T>(db: Db, work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
+export function transaction<T>(db: Db, work: (unit: PublishingUnitOfWork) => Promise<T>, publishers: Publishers): Promise<T>;
+export async function transaction<T>(db: Db, work: (unit: PublishingUnitOfWork) => Promise<T>, publishers?: Publishers): Promise<T> {
+  let effects: Effect[] = [];
+  let events: ChangeEvents | undefined;
+  const result = await db.transaction(async (handle) => {
+    const tx = handle as unknown as Db;
+    const finishers: Effect[] = [];
+    effects = [];
+    events = publishers ? new ChangeEvents() : undefined;
+    // Without publishers the overload types the unit without `events`.
+    const unit = {
+      tx,
+      events: events as ChangeEvents,
+      afterCommit: (effect) => void effects.push(effect),
+      beforeCommit: (write) => void finishers.push(write),
+    } satisfies PublishingUnitOfWork;
+    const value = await work(unit);
+    for (let i = 0; i < finishers.length; i++) await finishers[i]!();
     // Durable consumers (workflows) get the events in this transaction: committed changes never lose them.
-    if (publishers && state.events) await state.events.enqueueDurable(handle, publishers.events);
+    if (publishers && events) await events.enqueueDurable(unit, publishers.events);
     return value;
   });
-  const effects = publishers && state.events ? [...state.effects, () => state.events!.publish(publishers)] : state.effects;
+  const after = publishers && events ? [...effects, () => events!.publish(publishers)] : effects;
   let firstError: Error | undefined;
-  for (const effect of effects) {
+  for (const effect of after) {
     try {
       await effect();
     } catch (err) {
@@ -64,41 +85,4 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>, publi
  */
 export async function savepoint<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => work(tx as unknown as Db));
-}
-
-/** Whether `tx` was opened by `transaction()`, so `onCommit` may be used on it. */
-export function hasOnCommit(tx: Db): boolean {
-  return stateByTransaction.has(tx);
-}
-
-/**
- * Registers `effect` to run after `tx` commits. Throws when `tx` was not opened by `transaction()`:
- * nothing would ever run the effect.
- */
-export function onCommit(tx: Db, effect: Effect): void {
-  const state = stateByTransaction.get(tx);
-  if (!state) throw new Error('onCommit needs a transaction opened with transaction() from platform/transactions');
-  state.effects.push(effect);
-}
-
-/**
- * Registers `write` to run inside `tx` after its work and just before it commits (before the durable
- * consumers' jobs): a change that buffers rows (the conversation event log) writes them in one statement.
- * Throws when `tx` was not opened by `transaction()`. A failing `write` rolls the whole change back.
- */
-export function beforeCommit(tx: Db, write: Effect): void {
-  const state = stateByTransaction.get(tx);
-  if (!state) throw new Error('beforeCommit needs a transaction opened with transaction() from platform/transactions');
-  state.finishers.push(write);
-}
-
-/**
- * The collector of what the change in `tx` publishes: realtime events for the entity's sockets and domain
- * events, in order. Throws when `tx` was not opened by `transaction(db, work, publishers)`: nothing would
- * publish them.
- */
-export function changeEventsOf(tx: Db): ChangeEvents {
-  const events = stateByTransaction.get(tx)?.events;
-  if (!events) throw new Error('changeEventsOf needs a transaction opened with transaction(db, work, publishers) from platform/transactions');
-  return events;
 }

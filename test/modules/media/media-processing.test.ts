@@ -84,12 +84,12 @@ describe('media processing with ffmpeg and sharp', () => {
     const { id } = await s.client.upload(await png(), { file_name: 'a.png', content_type: 'image/png' });
     await processed(s.t.app);
     const before = (await s.client.download(id)).body.media;
-    await transaction(s.t.database.db, (tx) => s.t.app.media.jobs.dispatch(tx, id));
+    await transaction(s.t.database.db, (unit) => s.t.app.media.jobs.dispatch(unit, id));
     await processed(s.t.app);
     expect((await s.client.download(id)).body.media).toEqual(before);
 
     const orphan = await makeMedia(s.t.database.db, { entityId: s.entityId, status: 'processing' });
-    await transaction(s.t.database.db, (tx) => s.t.app.media.jobs.dispatch(tx, orphan.id));
+    await transaction(s.t.database.db, (unit) => s.t.app.media.jobs.dispatch(unit, orphan.id));
     await processed(s.t.app);
     expect((await s.client.finalize(orphan.id)).body.media).toMatchObject({ status: 'failed', error: 'The uploaded file no longer exists' });
   });

@@ -1,12 +1,13 @@
 /**
  * The one way a change writes the conversation event log (issue 31; docs/api/interactions.md "Conversation
- * event log"): `logConversationEvent(tx, ...)` buffers the event on the change's transaction and the buffer
- * is appended in one statement just before that transaction commits, so the log holds exactly the committed
+ * event log"): a conversation change (`changeConversations`) carries `log`, which buffers its events and
+ * appends them in one statement just before the transaction commits, so the log holds exactly the committed
  * changes (a rolled-back change logs nothing) and a batch of inbound messages costs one insert.
  */
 import type { Db } from '../../../db/client.js';
 import { runStatementIn } from '../../../db/statement.js';
-import { beforeCommit } from '../../../platform/transactions/transaction.js';
+import type { Publishers } from '../../../platform/transactions/change-events.js';
+import { transaction, type PublishingUnitOfWork } from '../../../platform/transactions/transaction.js';
 import type { ChannelTypeCode, ConversationEventKind, ConversationStatus } from '../model/index.js';
 import { APPEND_CONVERSATION_EVENTS } from './conversation-event.sql.js';
 
@@ -20,7 +21,7 @@ interface ConversationFacts {
   queueId: number | null;
 }
 
-export interface ConversationEventInput {
+interface ConversationEventInput {
   kind: ConversationEventKind;
   conversation: ConversationFacts;
   /** When it happened: a message's platform time, a status change's `status_changed_at`, an assignment's `assigned_at`. */
@@ -30,20 +31,37 @@ export interface ConversationEventInput {
   data?: Record<string, unknown>;
 }
 
-const buffers = new WeakMap<Db, ConversationEventInput[]>();
+/** The conversation event log of one change: events buffered in order, written just before it commits. */
+interface ConversationEventLog {
+  /** Adds `event` to the log; written in the change's transaction, in the order logged. */
+  record(event: ConversationEventInput): void;
+}
+
+/** The unit of work of a change to conversations: its transaction, its events and its conversation event log. */
+export interface ConversationChange extends PublishingUnitOfWork {
+  readonly log: ConversationEventLog;
+}
 
 /**
- * Adds `event` to the log in the transaction `tx` (opened by `transaction()` of platform/transactions,
- * else it throws). Written just before the commit, in the order logged.
+ * Runs `work` as one change to conversations (`transaction()` of platform/transactions with `publishers`),
+ * its conversation events appended in one statement before the commit; resolves with `work`'s result.
  */
-export function logConversationEvent(tx: Db, event: ConversationEventInput): void {
-  let buffer = buffers.get(tx);
-  if (buffer === undefined) {
-    const created: ConversationEventInput[] = [];
-    buffers.set(tx, (buffer = created));
-    beforeCommit(tx, () => appendEvents(tx, created.splice(0)));
-  }
-  buffer.push(event);
+export function changeConversations<T>(db: Db, work: (change: ConversationChange) => Promise<T>, publishers: Publishers): Promise<T> {
+  return transaction(db, (unit) => work(withConversationLog(unit)), publishers);
+}
+
+/** `unit` with a conversation event log flushed by its own `beforeCommit`. */
+function withConversationLog(unit: PublishingUnitOfWork): ConversationChange {
+  const buffer: ConversationEventInput[] = [];
+  let scheduled = false;
+  const log: ConversationEventLog = {
+    record(event) {
+      if (!scheduled) unit.beforeCommit(() => appendEvents(unit.tx, buffer.splice(0)));
+      scheduled = true;
+      buffer.push(event);
+    },
+  };
+  return { tx: unit.tx, events: unit.events, afterCommit: unit.afterCommit, beforeCommit: unit.beforeCommit, log };
 }
 
 async function appendEvents(tx: Db, events: ConversationEventInput[]): Promise<void> {

@@ -3,9 +3,7 @@
  * "Trigger context shapes", exactly those fields and types) and conversation assignment events shaped
  * like `lead.assigned`. Published on the event bus after the transaction that caused them commits.
  */
-import type { Db } from '../../../db/client.js';
-import { changeEventsOf } from '../../../platform/transactions/transaction.js';
-import { logConversationEvent, statusEventKind, type StatusCause } from '../activity/index.js';
+import { statusEventKind, type ConversationChange, type StatusCause } from '../activity/index.js';
 import { emitConversationAssigned, emitConversationSla, emitConversationStatusChanged, type ConversationRow } from '../conversations/index.js';
 import type { AssignmentVia, ChannelTypeCode, ConversationStatus, SlaMetric, SlaTimeBasis } from '../model/index.js';
 import type { SlaAlert } from '../service-levels/index.js';
@@ -143,14 +141,14 @@ export interface ConversationAssignment {
 }
 
 /**
- * An assignment made in `tx`: logged (`assigned`, or `claimed` when an agent answering took it) and, after
+ * An assignment made in `change`: logged (`assigned`, or `claimed` when an agent answering took it) and, after
  * the commit, `interaction.conversation.assigned` to the sockets and `conversation.assigned` on the bus;
  * `by` is the acting employee (null: routing).
  */
-export function announceAssignment(tx: Db, a: ConversationAssignment, by: number | null, kind: 'assigned' | 'claimed' = 'assigned'): void {
+export function announceAssignment(change: ConversationChange, a: ConversationAssignment, by: number | null, kind: 'assigned' | 'claimed' = 'assigned'): void {
   const c = a.conversation;
-  const out = changeEventsOf(tx);
-  logConversationEvent(tx, { kind, conversation: c, at: c.assignedAt ?? new Date(), actorEmployeeId: by, data: { employee_id: a.employeeId, via: a.via } });
+  const out = change.events;
+  change.log.record({ kind, conversation: c, at: c.assignedAt ?? new Date(), actorEmployeeId: by, data: { employee_id: a.employeeId, via: a.via } });
   emitConversationAssigned(out, c, a);
   out.domainEvent('conversation.assigned', {
     entityId: c.entityId,
@@ -167,18 +165,23 @@ export function announceAssignment(tx: Db, a: ConversationAssignment, by: number
 }
 
 /**
- * The employee `previous` was assigned to lost it in `tx`, by `by`: logged `unassigned` (attributed to the
+ * The employee `previous` was assigned to lost it in `change`, by `by`: logged `unassigned` (attributed to the
  * conversation as `after` left it) and, after the commit, `conversation.unassigned` on the bus.
  */
-export function announceUnassignment(tx: Db, previous: ConversationRow & { assignedEmployeeId: number }, by: number | null, after: ConversationRow): void {
-  logConversationEvent(tx, {
+export function announceUnassignment(
+  change: ConversationChange,
+  previous: ConversationRow & { assignedEmployeeId: number },
+  by: number | null,
+  after: ConversationRow,
+): void {
+  change.log.record({
     kind: 'unassigned',
     conversation: after,
     at: new Date(),
     actorEmployeeId: by,
     data: { employee_id: previous.assignedEmployeeId },
   });
-  changeEventsOf(tx).domainEvent('conversation.unassigned', {
+  change.events.domainEvent('conversation.unassigned', {
     entityId: previous.entityId,
     conversationId: previous.id,
     contactId: previous.contactId,
@@ -193,18 +196,24 @@ export function announceUnassignment(tx: Db, previous: ConversationRow & { assig
 }
 
 /**
- * A status change made in `tx` from `previous`: logged (activity/statusEventKind) and, after the commit,
+ * A status change made in `change` from `previous`: logged (activity/statusEventKind) and, after the commit,
  * `interaction.conversation.status_changed` to the sockets, and on the bus `conversation.resolved` (to
  * resolved) or `conversation.reopened` (resolved to open). `by` is the acting employee, null for the system;
  * `cause` says what moved it (a snooze ending is `via: manual` on the bus, which never carries it).
  */
-export function announceStatusChange(tx: Db, c: ConversationRow, previous: ConversationStatus, by: number | null, cause: StatusCause): void {
+export function announceStatusChange(
+  change: ConversationChange,
+  c: ConversationRow,
+  previous: ConversationStatus,
+  by: number | null,
+  cause: StatusCause,
+): void {
   if (c.status === previous && c.status !== 'snoozed') return;
-  const out = changeEventsOf(tx);
+  const out = change.events;
   const kind = statusEventKind(previous, c.status, cause);
   const at = c.statusChangedAt ?? new Date();
   if (kind !== null)
-    logConversationEvent(tx, {
+    change.log.record({
       kind,
       conversation: c,
       at,
@@ -242,8 +251,8 @@ function conversationFacts(c: ConversationRow): ConversationEventFacts {
 }
 
 /** An SLA cycle of `c` started under a policy: logged for the reports (their SLA achievement's denominator). */
-export function logSlaCycle(tx: Db, c: ConversationRow, state: { policyId: number; lastCycle: number }, at: Date): void {
-  logConversationEvent(tx, { kind: 'sla_policy_applied', conversation: c, at, data: { policy_id: state.policyId, cycle: state.lastCycle } });
+export function logSlaCycle(change: ConversationChange, c: ConversationRow, state: { policyId: number; lastCycle: number }, at: Date): void {
+  change.log.record({ kind: 'sla_policy_applied', conversation: c, at, data: { policy_id: state.policyId, cycle: state.lastCycle } });
 }
 
 /**
@@ -251,12 +260,12 @@ export function logSlaCycle(tx: Db, c: ConversationRow, state: { policyId: numbe
  * `interaction.conversation.sla_breached`, and on the bus `conversation.sla_breached`, plus `conversation.no_reply`
  * for a missed first or next response.
  */
-export function announceSla(tx: Db, c: ConversationRow, alert: SlaAlert): void {
-  const out = changeEventsOf(tx);
+export function announceSla(change: ConversationChange, c: ConversationRow, alert: SlaAlert): void {
+  const out = change.events;
   emitConversationSla(out, c, alert.kind, alert);
   if (alert.kind !== 'breach') return;
   // The reports' SLA achievement counts these (docs/api/interactions.md "Conversation event log").
-  logConversationEvent(tx, {
+  change.log.record({
     kind: 'sla_breached',
     conversation: c,
     // The due instant, not the timer's run: the log says when the target was missed.

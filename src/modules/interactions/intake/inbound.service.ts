@@ -7,6 +7,7 @@
  * (inbound-status.service.ts). Returns each event's outcome and what it publishes after commit.
  */
 import type { Db } from '../../../db/client.js';
+import type { ConversationChange } from '../activity/index.js';
 import type { CanonicalEvent } from '../model/index.js';
 import type { ClaimedEvent } from './intake.repository.js';
 import { registerAccount, type ChannelAccountRef } from '../channel-accounts/index.js';
@@ -18,7 +19,8 @@ import type { SlaClocks } from '../service-levels/index.js';
 export type InboundOutcome = { id: number; state: 'processed'; entityId: number } | { id: number; state: 'unroutable'; entityId: null };
 
 /** Applies the claimed events; one outcome per event, in order. Throws (the caller rolls back) when an event cannot be applied. */
-export async function applyInboundEvents(db: Db, claimed: ClaimedEvent[], sla: SlaClocks): Promise<InboundOutcome[]> {
+export async function applyInboundEvents(change: ConversationChange, claimed: ClaimedEvent[], sla: SlaClocks): Promise<InboundOutcome[]> {
+  const db = change.tx;
   const accounts = await resolveUnknownAccounts(db, claimed);
   const outcomes: InboundOutcome[] = [];
   const messages: InboundMessage[] = [];
@@ -34,8 +36,8 @@ export async function applyInboundEvents(db: Db, claimed: ClaimedEvent[], sla: S
     if (c.event.kind === 'message') messages.push({ event: c.event, account, conversationId: c.account ? c.conversationId : null });
     else statuses.push({ account, event: c.event });
   }
-  await receiveMessages(db, messages, sla);
-  for (const s of statuses) if (s.event.kind === 'status') await applyStatusEvent(db, s.account, s.event);
+  await receiveMessages(change, messages, sla);
+  for (const s of statuses) if (s.event.kind === 'status') await applyStatusEvent(change, s.account, s.event);
   return outcomes;
 }
 

@@ -15,7 +15,7 @@ import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import * as intakeRepo from './intake.repository.js';
 import { applyInboundEvents } from './inbound.service.js';
 import type { SlaClocks } from '../service-levels/index.js';
-import { onCommit, transaction } from '../../../platform/transactions/transaction.js';
+import { changeConversations } from '../activity/index.js';
 
 export interface BatchDeps {
   db: Db;
@@ -49,18 +49,19 @@ export async function processBatch(deps: BatchDeps, ids: number[], policy: Retry
   }
 }
 
-/** One transaction; its events (`changeEventsOf(tx)`) go out after the commit, which `onCommitted` is told of first. */
+/** One change; its events go out after the commit, which `onCommitted` is told of first. */
 async function applyBatch(deps: BatchDeps, ids: number[], onCommitted: () => void): Promise<void> {
-  await transaction(
+  await changeConversations(
     deps.db,
-    async (tx) => {
-      onCommit(tx, onCommitted);
+    async (change) => {
+      const { tx } = change;
+      change.afterCommit(onCommitted);
       await intakeRepo.commitWithoutWaitingForFlush(tx);
       const rows = await intakeRepo.claimBatch(tx, ids);
       const byId = new Map(rows.map((r) => [r.id, r]));
       // Claimed rows in the worker's order (the claim statement returns them in any order).
       const claimed = ids.flatMap((id) => byId.get(id) ?? []);
-      const outcomes = await applyInboundEvents(tx, claimed, deps.sla);
+      const outcomes = await applyInboundEvents(change, claimed, deps.sla);
       await intakeRepo.setOutcomes(tx, outcomes);
     },
     deps,

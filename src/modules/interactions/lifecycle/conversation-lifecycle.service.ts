@@ -11,7 +11,7 @@ import type { EventBus } from '../../../platform/events/bus.js';
 import type { Queue } from '../../../platform/queue/queue.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import { notFound } from '../../../platform/errors.js';
-import { transaction } from '../../../platform/transactions/transaction.js';
+import { changeConversations } from '../activity/index.js';
 import type { ConversationStatus } from '../model/index.js';
 import { ACTION_TARGET, assertSnoozeUntil, assertTransition, type LifecycleAction } from './conversation-lifecycle.js';
 import {
@@ -60,9 +60,10 @@ export function createConversationLifecycle(deps: {
     async change(p, id, action, until) {
       const at = now();
       if (action === 'snooze') assertSnoozeUntil(until!, at);
-      const row = await transaction(
+      const row = await changeConversations(
         db,
-        async (tx) => {
+        async (change) => {
+          const { tx } = change;
           const current = await getConversation(tx, p.entityId, id, true, viewerOf(p));
           if (!current) throw notFound('conversation', id);
           assertTransition(current.status, action);
@@ -73,17 +74,17 @@ export function createConversationLifecycle(deps: {
             statusChangedAt: at,
             statusChangedBy: p.employeeId,
           }))!;
-          const updated = await deps.sla.statusChanged(tx, changed, current.status, at);
+          const updated = await deps.sla.statusChanged(change, changed, current.status, at);
           if (action === 'snooze') {
             // The key names the instant: snoozing again until the same instant adds no second job.
             await deps.queue.enqueue(
-              tx,
+              change,
               WAKE_QUEUE,
               { conversationId: id, until: until!.toISOString() },
               { startAfter: until!, singletonKey: `wake:${id}:${until!.getTime()}` },
             );
           }
-          announceStatusChange(tx, updated, current.status, p.employeeId, 'manual');
+          announceStatusChange(change, updated, current.status, p.employeeId, 'manual');
           return updated;
         },
         deps,
@@ -96,11 +97,11 @@ export function createConversationLifecycle(deps: {
       await deps.queue.work(
         WAKE_QUEUE,
         async ({ conversationId, until }) => {
-          await transaction(
+          await changeConversations(
             db,
-            async (tx) => {
-              const woken = await wakeSnoozed(tx, conversationId, new Date(until));
-              if (woken) announceStatusChange(tx, await deps.sla.statusChanged(tx, woken, 'snoozed', now()), 'snoozed', null, 'snooze_ended');
+            async (change) => {
+              const woken = await wakeSnoozed(change.tx, conversationId, new Date(until));
+              if (woken) announceStatusChange(change, await deps.sla.statusChanged(change, woken, 'snoozed', now()), 'snoozed', null, 'snooze_ended');
             },
             deps,
           );

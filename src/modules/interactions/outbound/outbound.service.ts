@@ -13,14 +13,13 @@ import type { Db } from '../../../db/client.js';
 import { isUniqueViolation } from '../../../db/db-errors.js';
 import type { EventBus } from '../../../platform/events/bus.js';
 import type { Queue, JobContext } from '../../../platform/queue/queue.js';
-import { changeEventsOf, transaction } from '../../../platform/transactions/transaction.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import { conflict, notFound, unprocessable, validationFailed } from '../../../platform/errors.js';
 import { isCommunicationsError, type CommunicationsClient, type CommunicationsPlatform } from '../../../integrations/communications/index.js';
 import type { CommunicationsConfigService } from '../communications/index.js';
 import type { TemplateService } from '../templates/index.js';
 import * as repo from './outbound.repository.js';
-import { logConversationEvent } from '../activity/index.js';
+import { changeConversations, type ConversationChange } from '../activity/index.js';
 import { ChangeEvents } from '../../../platform/transactions/change-events.js';
 import type { AnyOutboundBody } from '../message-kinds/index.js';
 import { buildPlatformMessage, channelOf, channelOfCode, platformCarries, type ResolvedReferences } from '../channels/index.js';
@@ -168,8 +167,8 @@ export function createOutboundService(deps: {
     return refs;
   }
 
-  async function queueSend(tx: Db, messageId: number): Promise<void> {
-    await deps.queue.enqueue(tx, SEND_QUEUE, { messageId }, { singletonKey: `message:${messageId}` });
+  async function queueSend(change: ConversationChange, messageId: number): Promise<void> {
+    await deps.queue.enqueue(change, SEND_QUEUE, { messageId }, { singletonKey: `message:${messageId}` });
   }
 
   /** One attempt to send message `messageId` (the `interactions.message.send` job). */
@@ -268,13 +267,13 @@ export function createOutboundService(deps: {
    * An agent without `reply_any` answering an unassigned conversation claims it first, in the send's
    * transaction: one conditional UPDATE, so of two racing agents exactly one wins and the other gets 409.
    */
-  async function claimIfNeeded(tx: Db, out: ChangeEvents, viewer: ConversationViewer, c: ConversationRow): Promise<void> {
+  async function claimIfNeeded(change: ConversationChange, viewer: ConversationViewer, c: ConversationRow): Promise<void> {
     if (mayAnswer(viewer, c) || viewer.employeeId === null) return;
-    const claimed = await claimConversation(tx, { ...viewer, employeeId: viewer.employeeId }, c.id);
+    const claimed = await claimConversation(change.tx, { ...viewer, employeeId: viewer.employeeId }, c.id);
     if (!claimed) throw taken(c.id);
-    announceAssignment(tx, { conversation: claimed, employeeId: viewer.employeeId, via: 'manual', queueId: null }, viewer.employeeId, 'claimed');
+    announceAssignment(change, { conversation: claimed, employeeId: viewer.employeeId, via: 'manual', queueId: null }, viewer.employeeId, 'claimed');
     // The queue's other members saw it waiting: the claim takes it out of their inbox.
-    if (c.queueId !== null) emitConversationUpdated(out, claimed, { queueId: c.queueId });
+    if (c.queueId !== null) emitConversationUpdated(change.events, claimed, { queueId: c.queueId });
   }
 
   /** A status recorded by one autocommitted statement (batched acceptance, failure), published after it. */
@@ -318,11 +317,11 @@ export function createOutboundService(deps: {
       const at = now();
       const stored: StoredOutbound = { platform, kind: input.kind, request: input.body, platform_message: built.message };
       if (refs.mediaObjectId !== undefined) stored.media_object_id = refs.mediaObjectId;
-      const storing = transaction(
+      const storing = changeConversations(
         db,
-        async (tx) => {
-          const out = changeEventsOf(tx);
-          await claimIfNeeded(tx, out, viewer, sending.conversation);
+        async (change) => {
+          const { tx, events: out } = change;
+          await claimIfNeeded(change, viewer, sending.conversation);
           const { message, conversation: inserted } = await repo.insertPending(tx, {
             entityId: sender.entityId,
             conversationId,
@@ -336,14 +335,14 @@ export function createOutboundService(deps: {
             origin: sender.origin ?? null,
             occurredAt: at,
           });
-          await queueSend(tx, message.id);
+          await queueSend(change, message.id);
           const actorEmployeeId = sender.employeeId;
           // An agent's message is a response for the SLA clocks; a workflow's is not (docs/decisions.md "What counts as a response").
-          const conversation = actorEmployeeId === null ? inserted : await deps.sla.agentResponded(tx, inserted, at);
-          logConversationEvent(tx, { kind: 'message_out', conversation, at: message.occurredAt, actorEmployeeId, data: { message_id: message.id } });
+          const conversation = actorEmployeeId === null ? inserted : await deps.sla.agentResponded(change, inserted, at);
+          change.log.record({ kind: 'message_out', conversation, at: message.occurredAt, actorEmployeeId, data: { message_id: message.id } });
           // The conversation's first only (the log drops a second); a workflow's message is not a response.
           if (actorEmployeeId !== null)
-            logConversationEvent(tx, { kind: 'first_response', conversation, at: message.occurredAt, actorEmployeeId, data: { message_id: message.id } });
+            change.log.record({ kind: 'first_response', conversation, at: message.occurredAt, actorEmployeeId, data: { message_id: message.id } });
           emitMessageCreated(out, conversation, message);
           emitConversationUpdated(out, conversation);
           out.domainEvent('message.outbound', outboundEvent(conversation, message, sender));
@@ -370,18 +369,18 @@ export function createOutboundService(deps: {
       await assertMayAnswer(viewer, conv);
       const m = await repo.findConversationMessage(db, entityId, conversationId, messageId);
       if (!m) throw notFound('message', messageId);
-      const row = await transaction(
+      const row = await changeConversations(
         db,
-        async (tx) => {
-          await claimIfNeeded(tx, changeEventsOf(tx), viewer, conv);
-          const reset = await repo.resetForRetry(tx, messageId, now());
+        async (change) => {
+          await claimIfNeeded(change, viewer, conv);
+          const reset = await repo.resetForRetry(change.tx, messageId, now());
           if (!reset)
             throw conflict('message_not_retryable', 'Only a failed message sent through this service can be retried, and only once', {
               status: m.status,
               retried_at: m.retriedAt?.toISOString() ?? null,
             });
-          await queueSend(tx, messageId);
-          emitMessageStatus(changeEventsOf(tx), reset, null);
+          await queueSend(change, messageId);
+          emitMessageStatus(change.events, reset, null);
           return reset;
         },
         deps,
@@ -398,9 +397,7 @@ export function createOutboundService(deps: {
         deps.web?.read({ websiteToken: sending.account.externalAccountId, externalChatId: sending.conversation.externalChatId, upTo: last });
         return;
       }
-      await transaction(db, async (tx) => {
-        await deps.queue.enqueue(tx, READ_RECEIPT_QUEUE, { messageId: last.id }, { singletonKey: `read:${last.id}` });
-      });
+      await deps.queue.enqueue(db, READ_RECEIPT_QUEUE, { messageId: last.id }, { singletonKey: `read:${last.id}` });
     },
     async start({ workers }) {
       const expireInSeconds = deps.attemptExpirySeconds;

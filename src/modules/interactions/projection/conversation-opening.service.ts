@@ -5,7 +5,7 @@
  * creation events through the batch's transaction), then the conversations are inserted in one statement. A chat whose conversation
  * another writer opened meanwhile is skipped (not reported created).
  */
-import type { Db } from '../../../db/client.js';
+import type { PublishingUnitOfWork } from '../../../platform/transactions/transaction.js';
 import { findOrCreateContacts, type ContactChannelType } from '../../records/index.js';
 import type { Platform } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
@@ -29,15 +29,15 @@ function senderChannel(chat: NewChat): { type: ContactChannelType; identifier: s
  * Opens the conversations of `chats` (distinct chats) in a constant number of statements. Returns, per
  * index of `chats`, the id of the conversation it created, or null when the chat had one already.
  */
-export async function openConversations(db: Db, chats: NewChat[]): Promise<(number | null)[]> {
+export async function openConversations(unit: PublishingUnitOfWork, chats: NewChat[]): Promise<(number | null)[]> {
   if (chats.length === 0) return [];
   const contacts = await findOrCreateContacts(
-    db,
+    unit,
     chats.map((c) => ({ entityId: c.account.entityId, ...senderChannel(c), name: c.sender?.name ?? null })),
     'conversation',
   );
   const created = await insertConversations(
-    db,
+    unit.tx,
     chats.map((c, i) => ({
       entityId: c.account.entityId,
       entityChannelAccountId: c.account.id,

@@ -5,7 +5,6 @@
  * realtime events (a conversation an inbound message reopened among them), the routing of an unassigned conversation and the `message.inbound` trigger context
  * are collected for after the commit. Idempotent: a platform message id already recorded changes nothing.
  */
-import type { Db } from '../../../db/client.js';
 import { sellersOf } from '../../records/index.js';
 import type { CanonicalMessageEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
@@ -14,8 +13,7 @@ import { openConversations } from './conversation-opening.service.js';
 import type { ConversationRow, MessageRow } from '../conversations/index.js';
 import { routeConversation, type Assignment } from '../routing/index.js';
 import type { SlaClocks } from '../service-levels/index.js';
-import { logConversationEvent } from '../activity/index.js';
-import { changeEventsOf } from '../../../platform/transactions/transaction.js';
+import type { ConversationChange } from '../activity/index.js';
 import { announceAssignment, announceStatusChange, type MessageInboundTriggerContext } from '../events/index.js';
 import { emitConversationCreated, emitConversationUpdated, emitMessageCreated } from '../conversations/index.js';
 
@@ -27,11 +25,12 @@ export interface InboundMessage {
 }
 
 /** Records `messages` (distinct chats) and collects what follows each; throws when a conversation vanished meanwhile. */
-export async function receiveMessages(db: Db, messages: InboundMessage[], sla: SlaClocks): Promise<void> {
+export async function receiveMessages(change: ConversationChange, messages: InboundMessage[], sla: SlaClocks): Promise<void> {
   if (messages.length === 0) return;
+  const db = change.tx;
   const newChats = messages.filter((m) => m.conversationId === null);
   const opened = await openConversations(
-    db,
+    change,
     newChats.map((m) => ({ account: m.account, platform: m.event.platform, externalChatId: m.event.external_chat_id, sender: m.event.sender })),
   );
   const createdIds = new Set(opened.filter((id) => id !== null));
@@ -40,20 +39,20 @@ export async function receiveMessages(db: Db, messages: InboundMessage[], sla: S
   for (const r of recorded) {
     const m = messages[r.ord]!;
     if (r.message !== null && r.conversation !== null)
-      await followMessage(db, m, r as RecordedMessage & { message: MessageRow; conversation: ConversationRow }, createdIds.has(r.conversation.id), sla);
+      await followMessage(change, m, r as RecordedMessage & { message: MessageRow; conversation: ConversationRow }, createdIds.has(r.conversation.id), sla);
   }
 }
 
 /** After a message is recorded: realtime events, routing of an unassigned conversation, the trigger context. */
 async function followMessage(
-  db: Db,
+  change: ConversationChange,
   m: InboundMessage,
   r: RecordedMessage & { message: MessageRow; conversation: ConversationRow },
   created: boolean,
   sla: SlaClocks,
 ): Promise<void> {
   const { account, event } = m;
-  const out = changeEventsOf(db);
+  const { tx: db, events: out } = change;
   // First of the conversation, and the contact never wrote on another number of the entity either.
   const isFirst =
     r.previousLastInboundAt === null &&
@@ -67,7 +66,7 @@ async function followMessage(
   emitMessageCreated(out, updated, r.message);
   if (event.direction !== 'inbound') {
     // Written on the business's own app or phone (an echo): a message out, never a first response.
-    logMessage(db, updated, r.message, created);
+    logMessage(change, updated, r.message, created);
     emitConversationUpdated(out, updated);
     return;
   }
@@ -84,20 +83,20 @@ async function followMessage(
     assignment = routed.assignment;
   }
   // After routing: the policy may be chosen by the conversation's routing queue.
-  updated = await sla.customerWrote(db, updated, r.previousStatus, r.message.occurredAt);
+  updated = await sla.customerWrote(change, updated, r.previousStatus, r.message.occurredAt);
   if (assignment) assignment = { ...assignment, conversation: updated };
   // Logged as routing left it, so the opening and the message count for the agent it was handed to.
-  logMessage(db, updated, r.message, created);
+  logMessage(change, updated, r.message, created);
   emitConversationUpdated(out, updated);
-  announceStatusChange(db, updated, r.previousStatus, null, 'inbound_message');
-  if (assignment) announceAssignment(db, assignment, null);
+  announceStatusChange(change, updated, r.previousStatus, null, 'inbound_message');
+  if (assignment) announceAssignment(change, assignment, null);
   out.domainEvent('message.inbound', triggerContext(account, updated, r.message, event, isFirst));
 }
 
 /** Logs the message (and the opening of a conversation it created, at the message's platform time). */
-function logMessage(db: Db, c: ConversationRow, m: MessageRow, created: boolean): void {
-  if (created) logConversationEvent(db, { kind: 'opened', conversation: c, at: m.occurredAt });
-  logConversationEvent(db, { kind: m.direction === 'inbound' ? 'message_in' : 'message_out', conversation: c, at: m.occurredAt, data: { message_id: m.id } });
+function logMessage(change: ConversationChange, c: ConversationRow, m: MessageRow, created: boolean): void {
+  if (created) change.log.record({ kind: 'opened', conversation: c, at: m.occurredAt });
+  change.log.record({ kind: m.direction === 'inbound' ? 'message_in' : 'message_out', conversation: c, at: m.occurredAt, data: { message_id: m.id } });
 }
 
 /** The SPEC `message.inbound` trigger context, field for field. */

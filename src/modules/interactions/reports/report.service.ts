@@ -68,7 +68,7 @@ async function reportRows(db: Db, scope: ReportScope, from: string, days: number
   const computed =
     closed.length === 0
       ? byDay(await dailyReport(db, { ...scope, ...span }))
-      : await transaction(db, async (tx) => {
+      : await transaction(db, async ({ tx }) => {
           await lockReportDays(tx, scope.entityId);
           const found = byDay(await dailyReport(tx, { ...scope, ...span }));
           const closedDays = closed.map((d) => ({ day: d.day, rows: found.get(d.day) ?? [] }));

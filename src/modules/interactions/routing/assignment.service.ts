@@ -17,7 +17,7 @@ import type { ConversationResponse } from '../conversations/index.js';
 import { viewerOf, type Actor } from '../conversations/index.js';
 import { assignFromQueue, drainQueuesOf } from './routing.engine.js';
 import { findQueue, queueConversation } from './routing.repository.js';
-import { changeEventsOf, transaction } from '../../../platform/transactions/transaction.js';
+import { changeConversations } from '../activity/index.js';
 import { announceAssignment, announceUnassignment } from '../events/index.js';
 import { emitConversationUpdated } from '../conversations/index.js';
 
@@ -40,10 +40,10 @@ export function createAssignmentService(deps: {
     async assign(p, id, employeeId) {
       await deps.identity.assertActiveMember(p.entityId, employeeId, '/body/employee_id');
       let previous: ConversationRow | undefined;
-      const row = await transaction(
+      const row = await changeConversations(
         db,
-        async (tx) => {
-          const out = changeEventsOf(tx);
+        async (change) => {
+          const { tx, events: out } = change;
           previous = await getConversation(tx, p.entityId, id, true, viewerOf(p));
           if (!previous) throw notFound('conversation', id);
           const updated = await updateConversation(tx, p.entityId, id, {
@@ -52,12 +52,12 @@ export function createAssignmentService(deps: {
             assignedAt: new Date(),
             queuedAt: null,
           });
-          announceAssignment(tx, { conversation: updated!, employeeId, via: 'manual', queueId: null }, p.employeeId);
+          announceAssignment(change, { conversation: updated!, employeeId, via: 'manual', queueId: null }, p.employeeId);
           const released = releasedEmployee(previous);
           if (released !== null && released.assignedEmployeeId !== employeeId) {
             emitConversationUpdated(out, updated!, { employeeIds: [released.assignedEmployeeId] });
-            announceUnassignment(tx, released, p.employeeId, updated!);
-            for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(tx, a, null);
+            announceUnassignment(change, released, p.employeeId, updated!);
+            for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(change, a, null);
           }
           return updated!;
         },
@@ -66,17 +66,17 @@ export function createAssignmentService(deps: {
       return toConversationResponse(row);
     },
     async assignThroughQueue(p, id, queueId) {
-      const row = await transaction(
+      const row = await changeConversations(
         db,
-        async (tx) => {
-          const out = changeEventsOf(tx);
+        async (change) => {
+          const { tx, events: out } = change;
           const previous = await getConversation(tx, p.entityId, id, true, viewerOf(p));
           if (!previous) throw notFound('conversation', id);
           if (!(await findQueue(tx, p.entityId, queueId))) throw notFound('routing queue', queueId);
           const assignment = await assignFromQueue(tx, p.entityId, queueId, id);
           let row: ConversationRow;
           if (assignment) {
-            announceAssignment(tx, assignment, p.employeeId);
+            announceAssignment(change, assignment, p.employeeId);
             row = assignment.conversation;
           } else {
             await updateConversation(tx, p.entityId, id, { assignedEmployeeId: null, assignedAt: null });
@@ -86,8 +86,8 @@ export function createAssignmentService(deps: {
           const released = releasedEmployee(previous);
           if (released !== null && released.assignedEmployeeId !== assignment?.employeeId) {
             emitConversationUpdated(out, row, { employeeIds: [released.assignedEmployeeId] });
-            announceUnassignment(tx, released, p.employeeId, row);
-            for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(tx, a, null);
+            announceUnassignment(change, released, p.employeeId, row);
+            for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(change, a, null);
           }
           return row;
         },
@@ -96,10 +96,10 @@ export function createAssignmentService(deps: {
       return toConversationResponse(row);
     },
     async unassign(p, id) {
-      const row = await transaction(
+      const row = await changeConversations(
         db,
-        async (tx) => {
-          const out = changeEventsOf(tx);
+        async (change) => {
+          const { tx, events: out } = change;
           const previous = await getConversation(tx, p.entityId, id, true, viewerOf(p));
           if (!previous) throw notFound('conversation', id);
           const updated = await updateConversation(tx, p.entityId, id, {
@@ -112,8 +112,8 @@ export function createAssignmentService(deps: {
           const released = releasedEmployee(previous);
           emitConversationUpdated(out, updated!, { employeeIds: released ? [released.assignedEmployeeId] : [] });
           if (released !== null) {
-            announceUnassignment(tx, released, p.employeeId, updated!);
-            for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(tx, a, null);
+            announceUnassignment(change, released, p.employeeId, updated!);
+            for (const a of await drainQueuesOf(tx, p.entityId, released.assignedEmployeeId)) announceAssignment(change, a, null);
           }
           return updated!;
         },

@@ -15,6 +15,7 @@ import * as repo from './routing.repository.js';
 import { existingAccountIds } from '../channel-accounts/index.js';
 import { drainQueue, drainQueuesOf, type Assignment } from './routing.engine.js';
 import { transaction } from '../../../platform/transactions/transaction.js';
+import { changeConversations, type ConversationChange } from '../activity/index.js';
 import { announceAssignment } from '../events/index.js';
 import type { RoutingConditions } from './routing.rules.js';
 
@@ -66,9 +67,9 @@ export function createRoutingService(deps: {
     if (errors.length > 0) throw validationFailed(errors);
     await deps.identity.assertActiveMembers(p.entityId, conditions.lead_seller_employee_ids ?? [], '/body/conditions/lead_seller_employee_ids');
   };
-  /** Announces, after the commit of `tx`, the conversations a drain handed out. */
-  const announceDrained = (tx: Db, assignments: Assignment[]) => {
-    for (const a of assignments) announceAssignment(tx, a, null);
+  /** Announces, after the commit of `change`, the conversations a drain handed out. */
+  const announceDrained = (change: ConversationChange, assignments: Assignment[]) => {
+    for (const a of assignments) announceAssignment(change, a, null);
   };
 
   return {
@@ -76,7 +77,7 @@ export function createRoutingService(deps: {
       return { data: (await repo.listQueues(db, p.entityId)).map(toQueue) };
     },
     async createQueue(p: Principal, body: Static<typeof QueueBody>) {
-      return transaction(db, async (tx) => {
+      return transaction(db, async ({ tx }) => {
         const q = await repo.insertQueue(tx, p.entityId, {
           name: body.name,
           isDefault: body.is_default ?? false,
@@ -87,9 +88,10 @@ export function createRoutingService(deps: {
       });
     },
     async updateQueue(p: Principal, id: number, body: Static<typeof QueuePatch>) {
-      const queue = await transaction(
+      const queue = await changeConversations(
         db,
-        async (tx) => {
+        async (change) => {
+          const { tx } = change;
           await queueOf(tx, p, id);
           const q = await repo.updateQueue(tx, p.entityId, id, {
             ...(body.name !== undefined ? { name: body.name } : {}),
@@ -97,7 +99,7 @@ export function createRoutingService(deps: {
             ...(body.default_capacity !== undefined ? { defaultCapacity: body.default_capacity } : {}),
           });
           if (body.is_default === true) await repo.clearOtherDefaults(tx, p.entityId, id);
-          if (body.default_capacity !== undefined) announceDrained(tx, await drainQueue(tx, p.entityId, id));
+          if (body.default_capacity !== undefined) announceDrained(change, await drainQueue(tx, p.entityId, id));
           return q!;
         },
         deps,
@@ -105,7 +107,7 @@ export function createRoutingService(deps: {
       return toQueue(queue);
     },
     async deleteQueue(p: Principal, id: number) {
-      await transaction(db, async (tx) => {
+      await transaction(db, async ({ tx }) => {
         await queueOf(tx, p, id);
         await repo.deleteQueue(tx, p.entityId, id);
       });
@@ -116,9 +118,10 @@ export function createRoutingService(deps: {
     },
     async addMember(p: Principal, queueId: number, body: Static<typeof MemberBody>) {
       await deps.identity.assertActiveMember(p.entityId, body.employee_id, '/body/employee_id');
-      const member = await transaction(
+      const member = await changeConversations(
         db,
-        async (tx) => {
+        async (change) => {
+          const { tx } = change;
           await queueOf(tx, p, queueId);
           const m = await repo.insertMember(tx, p.entityId, {
             queueId,
@@ -128,7 +131,7 @@ export function createRoutingService(deps: {
             capacity: body.capacity ?? null,
           });
           if (!m) throw conflict('already_exists', `Employee ${body.employee_id} is already in queue ${queueId}`);
-          announceDrained(tx, await drainQueue(tx, p.entityId, queueId));
+          announceDrained(change, await drainQueue(tx, p.entityId, queueId));
           return m;
         },
         deps,
@@ -136,9 +139,10 @@ export function createRoutingService(deps: {
       return toMember(member);
     },
     async updateMember(p: Principal, queueId: number, memberId: number, body: Static<typeof MemberPatch>) {
-      const member = await transaction(
+      const member = await changeConversations(
         db,
-        async (tx) => {
+        async (change) => {
+          const { tx } = change;
           await queueOf(tx, p, queueId);
           const m = await repo.updateMember(tx, queueId, memberId, {
             ...(body.position !== undefined ? { position: body.position } : {}),
@@ -146,7 +150,7 @@ export function createRoutingService(deps: {
             ...(body.capacity !== undefined ? { capacity: body.capacity } : {}),
           });
           if (!m) throw notFound('routing_queue_member', memberId);
-          if (m.isAvailable) announceDrained(tx, await drainQueuesOf(tx, p.entityId, m.employeeId));
+          if (m.isAvailable) announceDrained(change, await drainQueuesOf(tx, p.entityId, m.employeeId));
           return m;
         },
         deps,
@@ -159,11 +163,12 @@ export function createRoutingService(deps: {
     },
     /** The caller's own availability in every queue (an agent going online or offline). */
     async setMyAvailability(p: Principal, isAvailable: boolean) {
-      await transaction(
+      await changeConversations(
         db,
-        async (tx) => {
+        async (change) => {
+          const { tx } = change;
           await repo.setAvailability(tx, p.entityId, p.employeeId, isAvailable);
-          if (isAvailable) announceDrained(tx, await drainQueuesOf(tx, p.entityId, p.employeeId));
+          if (isAvailable) announceDrained(change, await drainQueuesOf(tx, p.entityId, p.employeeId));
         },
         deps,
       );

@@ -17,7 +17,7 @@ import { notFound, validationFailed, type FieldError } from '../../../platform/e
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import type { Queue } from '../../../platform/queue/queue.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
-import { transaction } from '../../../platform/transactions/transaction.js';
+import { changeConversations, type ConversationChange } from '../activity/index.js';
 import type { ConversationStatus, SlaMetric, SlaState } from '../model/index.js';
 import { isValidTimeZone, parseClock } from './business-time.js';
 import { agentResponded, customerWrote, openCycle, statusChanged, timersToSchedule, type SlaPolicySnapshot, type SlaTimer } from './sla-clock.js';
@@ -53,20 +53,20 @@ export interface SlaAlert {
   at: Date;
 }
 
-/** Publishes a fired timer (realtime and workflow events) on the transaction's collector; handed in at composition. */
-export type SlaAnnouncer = (tx: Db, c: SlaConversationRow, alert: SlaAlert) => void;
+/** Publishes a fired timer (realtime and workflow events) through `change`; handed in at composition. */
+export type SlaAnnouncer = (change: ConversationChange, c: SlaConversationRow, alert: SlaAlert) => void;
 
-/** Told, in the transaction `tx`, that `c` started SLA cycle `state.lastCycle` under policy `state.policyId` at `at`. */
-export type SlaCycleListener = (tx: Db, c: SlaConversationRow, state: SlaState, at: Date) => void;
+/** Told, in `change`, that `c` started SLA cycle `state.lastCycle` under policy `state.policyId` at `at`. */
+export type SlaCycleListener = (change: ConversationChange, c: SlaConversationRow, state: SlaState, at: Date) => void;
 
-/** The clocks, moved inside the caller's transaction; each answers the conversation row with its new state. */
+/** The clocks, moved inside the caller's change; each answers the conversation row with its new state. */
 export interface SlaClocks {
   /** A customer's message at `at` on `c` (after routing), which was `previous` before the message. */
-  customerWrote(tx: Db, c: SlaConversationRow, previous: ConversationStatus, at: Date): Promise<SlaConversationRow>;
+  customerWrote(change: ConversationChange, c: SlaConversationRow, previous: ConversationStatus, at: Date): Promise<SlaConversationRow>;
   /** An agent's outbound message on `c` at `at` (docs/decisions.md "What counts as a response"). */
-  agentResponded(tx: Db, c: SlaConversationRow, at: Date): Promise<SlaConversationRow>;
+  agentResponded(change: ConversationChange, c: SlaConversationRow, at: Date): Promise<SlaConversationRow>;
   /** `c` moved from `previous` to its current status at `at`. */
-  statusChanged(tx: Db, c: SlaConversationRow, previous: ConversationStatus, at: Date): Promise<SlaConversationRow>;
+  statusChanged(change: ConversationChange, c: SlaConversationRow, previous: ConversationStatus, at: Date): Promise<SlaConversationRow>;
 }
 
 export interface ServiceLevels {
@@ -163,19 +163,19 @@ export function createServiceLevels(deps: {
   }
 
   /** Writes `next` when it differs and schedules the timers of its new instants. */
-  async function save(tx: Db, c: SlaConversationRow, next: SlaState | null): Promise<SlaConversationRow> {
+  async function save(change: ConversationChange, c: SlaConversationRow, next: SlaState | null): Promise<SlaConversationRow> {
     if (next === c.slaState) return c;
-    const row = await repo.setSlaState(tx, c.id, next);
-    if (next !== null && next.lastCycle !== c.slaState?.lastCycle) deps.cycleOpened?.(tx, row, next, now());
-    for (const t of timersToSchedule(c.slaState, next)) await schedule(tx, c.id, t);
+    const row = await repo.setSlaState(change.tx, c.id, next);
+    if (next !== null && next.lastCycle !== c.slaState?.lastCycle) deps.cycleOpened?.(change, row, next, now());
+    for (const t of timersToSchedule(c.slaState, next)) await schedule(change, c.id, t);
     return row;
   }
 
-  async function schedule(tx: Db, conversationId: number, t: SlaTimer): Promise<void> {
+  async function schedule(change: ConversationChange, conversationId: number, t: SlaTimer): Promise<void> {
     const at = new Date(t.at);
     // The key names the instant: the same instant scheduled twice adds no second job.
     await deps.queue.enqueue(
-      tx,
+      change,
       TIMER_QUEUE,
       { conversationId, metric: t.metric, cycle: t.cycle, kind: t.kind, at: t.at },
       { startAfter: at, singletonKey: `sla:${conversationId}:${t.metric}:${t.cycle}:${t.kind}:${at.getTime()}` },
@@ -183,33 +183,34 @@ export function createServiceLevels(deps: {
   }
 
   const clocks: SlaClocks = {
-    async customerWrote(tx, c, previous, at) {
+    async customerWrote(change, c, previous, at) {
       if (c.slaState === null || previous === 'resolved') {
-        const policy = await snapshotFor(tx, c);
-        return save(tx, c, policy === null ? null : openCycle(policy, at, c.slaState ?? undefined, true));
+        const policy = await snapshotFor(change.tx, c);
+        return save(change, c, policy === null ? null : openCycle(policy, at, c.slaState ?? undefined, true));
       }
-      return save(tx, c, customerWrote(c.slaState, at));
+      return save(change, c, customerWrote(c.slaState, at));
     },
-    async agentResponded(tx, c) {
+    async agentResponded(change, c) {
       if (c.slaState === null) return c;
-      return save(tx, c, agentResponded(c.slaState));
+      return save(change, c, agentResponded(c.slaState));
     },
-    async statusChanged(tx, c, previous, at) {
+    async statusChanged(change, c, previous, at) {
       if (previous === 'resolved' && c.status !== 'resolved') {
         // Reopened by an agent: a new cycle, whose policy is chosen again; no customer is waiting for a reply.
-        const policy = await snapshotFor(tx, c);
-        return save(tx, c, policy === null ? null : openCycle(policy, at, c.slaState ?? undefined, false));
+        const policy = await snapshotFor(change.tx, c);
+        return save(change, c, policy === null ? null : openCycle(policy, at, c.slaState ?? undefined, false));
       }
       if (c.slaState === null) return c;
-      return save(tx, c, statusChanged(c.slaState, c.status, at));
+      return save(change, c, statusChanged(c.slaState, c.status, at));
     },
   };
 
   /** Runs one timer: acts only when the clock still has this cycle and instant; a breach is recorded once. */
   async function fire(job: { conversationId: number; metric: SlaMetric; cycle: number; kind: 'breach' | 'at_risk'; at: string }): Promise<void> {
-    await transaction(
+    await changeConversations(
       db,
-      async (tx) => {
+      async (change) => {
+        const { tx } = change;
         const c = await repo.lockConversation(tx, job.conversationId);
         const state = c?.slaState;
         const clock = state?.clocks[job.metric];
@@ -228,7 +229,7 @@ export function createServiceLevels(deps: {
         if (job.kind === 'at_risk') {
           if (clock.atRisk !== job.at || clock.warned || clock.breached) return;
           const next: SlaState = { ...state, clocks: { ...state.clocks, [job.metric]: { ...clock, warned: true } } };
-          deps.announce(tx, await repo.setSlaState(tx, c.id, next), alert);
+          deps.announce(change, await repo.setSlaState(tx, c.id, next), alert);
           return;
         }
         if (clock.due !== job.at || clock.breached) return;
@@ -243,7 +244,7 @@ export function createServiceLevels(deps: {
         });
         if (!recorded) return;
         const next: SlaState = { ...state, breached: true, clocks: { ...state.clocks, [job.metric]: { ...clock, breached: true, warned: true } } };
-        deps.announce(tx, await repo.setSlaState(tx, c.id, next), alert);
+        deps.announce(change, await repo.setSlaState(tx, c.id, next), alert);
       },
       deps,
     );
