@@ -9,6 +9,7 @@ import { LongestFirstSequencer } from './test/helpers/longest-first-sequencer.js
 /** No database, no app: pure functions and schemas; seconds. `createTestDatabase` refuses to run here. */
 const unitFiles = [
   'test/architecture/boundaries.test.ts',
+  'test/architecture/channel-pipeline.test.ts',
   'test/architecture/one-publisher.test.ts',
   'test/architecture/transactions.test.ts',
   'test/integrations/erp/erp-client.test.ts',

@@ -6,7 +6,8 @@
  * - a module imports another module only through its `index.ts` (its public surface) or its
  *   `*.table.ts` files (foreign keys), and never app.ts, main.ts, bootstrap or cli;
  * - code above the modules (app, main, bootstrap, cli) imports a module only through its `index.ts`;
- * - rooms: inside a module, a sub-folder with an `index.ts` is a room; a room imports another room of
+ * - rooms: inside a module, a sub-folder with an `index.ts` is a room (a nested one too: a file belongs to
+ *   the deepest); a room imports another room of
  *   its module only through that room's `index.ts` (or its `*.table.ts`) and never the module's own
  *   `index.ts` (no arrow back up);
  * - tables (`pgTable`) are declared only in `*.table.ts` files of a module;
@@ -114,14 +115,23 @@ function parse(file: SourceFile): Parsed {
   return { file, ast, imports };
 }
 
+/**
+ * The room of a file ("module/room", "module/room/sub"): the deepest folder under its module, at any depth,
+ * that holds an `index.ts`; undefined for a file outside every room (the module's own files).
+ */
+function roomFinder(parsed: Parsed[]): (path: string) => string | undefined {
+  const paths = new Set(parsed.map((p) => p.file.path));
+  return (path) => {
+    const m = /^src\/modules\/([^/]+)\/(.+)\/[^/]+$/.exec(path);
+    if (!m) return undefined;
+    for (let dir = m[2]!; dir !== '.'; dir = posix.dirname(dir)) if (paths.has(`src/modules/${m[1]}/${dir}/index.ts`)) return `${m[1]}/${dir}`;
+    return undefined;
+  };
+}
+
 /** Import rule violations, one line each: `from -> to: rule`. */
 function importViolations(parsed: Parsed[]): string[] {
-  const paths = new Set(parsed.map((p) => p.file.path));
-  // Rooms: src/modules/<module>/<room>/ holding an index.ts.
-  const roomOf = (path: string): string | undefined => {
-    const m = /^src\/modules\/([^/]+)\/([^/]+)\/./.exec(path);
-    return m && paths.has(`src/modules/${m[1]}/${m[2]}/index.ts`) ? `${m[1]}/${m[2]}` : undefined;
-  };
+  const roomOf = roomFinder(parsed);
   const out: string[] = [];
   for (const { file, imports } of parsed) {
     const own = moduleOf(file.path);
@@ -407,11 +417,7 @@ function moduleCalls(parsed: Parsed[]): Map<string, Set<string>> {
 
 /** Room -> the other rooms of its module it imports ("module/room"), from files inside rooms. */
 function roomCalls(parsed: Parsed[]): Map<string, Set<string>> {
-  const paths = new Set(parsed.map((p) => p.file.path));
-  const roomOf = (path: string): string | undefined => {
-    const m = /^src\/modules\/([^/]+)\/([^/]+)\/./.exec(path);
-    return m && paths.has(`src/modules/${m[1]}/${m[2]}/index.ts`) ? `${m[1]}/${m[2]}` : undefined;
-  };
+  const roomOf = roomFinder(parsed);
   const calls = new Map<string, Set<string>>();
   for (const { file, imports } of parsed) {
     const from = roomOf(file.path);

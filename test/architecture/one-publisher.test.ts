@@ -14,10 +14,13 @@ import { sourceFiles } from '../helpers/source-tree.js';
 
 const PUBLISHER = 'src/platform/realtime/publisher.ts';
 /** Direct answers to one socket at its handshake: (file, event). */
-const HANDSHAKE_ANSWERS = new Set(['src/platform/realtime/gateway.ts interaction.ready', 'src/modules/interactions/widget/widget-socket.ts widget.ready']);
+const HANDSHAKE_ANSWERS = new Set([
+  'src/platform/realtime/gateway.ts interaction.ready',
+  'src/modules/interactions/channels/web/widget/widget-socket.ts widget.ready',
+]);
 /** `.emit` of something that is no socket (a stream's own event). */
 const NOT_SOCKETS = new Set(['src/platform/xlsx/workbook-writer.ts zipped']);
-const NAMESPACE_OWNERS = new Set(['src/modules/interactions/web-channel/index.ts']);
+const NAMESPACE_OWNERS = new Set(['src/modules/interactions/channels/web/chat/index.ts']);
 
 /** The broken rules of one file: `path: what`. */
 function violations(path: string, text: string): string[] {
@@ -53,8 +56,8 @@ describe('one emit path', () => {
     expect(violations('src/modules/interactions/outbound/x.ts', "nsp.to(room).emit('widget.message', {});")).toEqual([
       'src/modules/interactions/outbound/x.ts: emits widget.message outside the publisher',
     ]);
-    expect(violations('src/modules/interactions/widget/widget-socket.ts', "socket.emit('widget.message', {});")).toHaveLength(1);
-    expect(violations('src/modules/interactions/widget/widget-socket.ts', "socket.emit('widget.ready', {});")).toEqual([]);
+    expect(violations('src/modules/interactions/channels/web/widget/widget-socket.ts', "socket.emit('widget.message', {});")).toHaveLength(1);
+    expect(violations('src/modules/interactions/channels/web/widget/widget-socket.ts', "socket.emit('widget.ready', {});")).toEqual([]);
     expect(violations('src/platform/realtime/gateway.ts', 'io.of(name).emit(event, payload);')).toHaveLength(1);
     expect(violations('src/modules/media/x.ts', "realtime.namespace('/other');")).toEqual(['src/modules/media/x.ts: opens a namespace']);
     expect(violations(PUBLISHER, 'agents.to(rooms).emit(event, payload);')).toEqual([]);

@@ -6,10 +6,14 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { insertAccountIfAbsent } from './channel-accounts/index.js';
-import { routingQueue, routingQueueMember } from './model/index.js';
-import { seedWebChannelDemo } from './web-channel/index.js';
+import { PLATFORM_CODES, routingQueue, routingQueueMember } from './model/index.js';
+import { seedWebChannelDemo } from './channels/web/chat/index.js';
 
 export const DEMO_WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
+
+// The catalogue's first code of each platform: WhatsApp's Cloud API and Messenger.
+const [WHATSAPP_CLOUD_API] = PLATFORM_CODES.whatsapp;
+const [MESSENGER] = PLATFORM_CODES.messenger;
 
 export interface InteractionsDemo {
   channelAccountId: number;
@@ -18,19 +22,19 @@ export interface InteractionsDemo {
 
 export async function seedInteractionsDemo(db: Db, entityId: number, employeeIds: number[]): Promise<InteractionsDemo> {
   await insertAccountIfAbsent(db, entityId, {
-    channelTypeCode: 'chatapp_api',
+    channelTypeCode: WHATSAPP_CLOUD_API,
     externalAccountId: '100000000000001',
     displayName: 'Demo Company WhatsApp',
     phoneNumber: '+50222220000',
   });
   await insertAccountIfAbsent(db, entityId, {
-    channelTypeCode: 'social_messenger',
+    channelTypeCode: MESSENGER,
     externalAccountId: 'page-demo-1',
     displayName: 'Demo Company Messenger',
     phoneNumber: null,
   });
   const account = await insertAccountIfAbsent(db, entityId, {
-    channelTypeCode: 'chatapp_api',
+    channelTypeCode: WHATSAPP_CLOUD_API,
     externalAccountId: DEMO_WHATSAPP_PHONE_NUMBER_ID,
     displayName: 'Demo WhatsApp (+1 555 078 3881)',
     phoneNumber: '+15550783881',

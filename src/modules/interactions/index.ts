@@ -33,10 +33,10 @@ import { createReportService, reportRoutes } from './reports/index.js';
 import { createTemplateService, templateRoutes } from './templates/index.js';
 import { createServiceLevels, serviceLevelRoutes } from './service-levels/index.js';
 import { createLeadPlacement } from '../records/index.js';
-import { createWidgetNamespace, registerWebChannel, webDeliveryTo } from './web-channel/index.js';
+import { createWidgetNamespace, registerWebChannel, webDeliveryTo } from './channels/web/chat/index.js';
 
 export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
-export { buildWidget } from './widget/index.js';
+export { buildWidget } from './channels/web/widget/index.js';
 export type { EventOrigin } from './events/index.js';
 export { createConversationAudience, VIEW_ALL } from './conversations/index.js';
 export type { OutboundService } from './outbound/index.js';
@@ -130,7 +130,7 @@ export async function registerInteractionsModule(
   const widgetHub = createWidgetNamespace(ctx.realtime, log, ctx.config.publicBaseUrl);
   const outbound = createOutboundService({
     db,
-    web: webDeliveryTo(realtime),
+    direct: webDeliveryTo(realtime),
     templates,
     queue: ctx.queue,
     events,

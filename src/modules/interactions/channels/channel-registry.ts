@@ -24,6 +24,9 @@ export function channelOfPayload(object: unknown): ChannelAdapter | undefined {
   return Object.values(ADAPTERS).find((a) => a.inbound !== undefined && a.inbound.object === object);
 }
 
+/** The platform payloads' shapes the webhook accepts, one per channel with inbound payloads (OpenAPI only). */
+export const PAYLOAD_ENVELOPES = Object.values(ADAPTERS).flatMap((a) => (a.inbound ? [a.inbound.envelope] : []));
+
 /** The webhook `object`s the channels recognize, for an error naming them. */
 export const PAYLOAD_OBJECTS: readonly string[] = Object.values(ADAPTERS).flatMap((a) => (a.inbound ? [a.inbound.object] : []));
 

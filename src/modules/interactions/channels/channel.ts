@@ -3,6 +3,7 @@
  * channel, so that it names none. Each channel is one folder of `channels/` with its adapter, registered in
  * `channels/index.ts`; adding a channel is one folder plus its registration.
  */
+import type { TSchema } from 'typebox';
 import type { ContactChannelType } from '../../records/index.js';
 import type { TemplateReview } from '../templates/index.js';
 import type { Platform } from '../model/index.js';
@@ -53,6 +54,8 @@ export interface ChannelAdapter {
    */
   inbound?: {
     object: string;
+    /** The payload's shape, for the webhook's OpenAPI document only (the webhook parses the raw body itself). */
+    envelope: TSchema;
     normalize(body: Record<string, unknown>): unknown[];
     templateReviews?(body: Record<string, unknown>): TemplateReview[];
   };

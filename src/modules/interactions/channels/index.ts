@@ -4,6 +4,6 @@
  * channel does and never names one.
  */
 export type { ResolvedReferences } from './channel.js';
-export { buildPlatformMessage, channelOf, channelOfCode, channelOfPayload, PAYLOAD_OBJECTS, platformCarries } from './channel-registry.js';
+export { buildPlatformMessage, channelOf, channelOfCode, channelOfPayload, PAYLOAD_ENVELOPES, PAYLOAD_OBJECTS, platformCarries } from './channel-registry.js';
 export { asRecord } from './payload-reading.js';
 export { channelRoutes } from './channels.routes.js';

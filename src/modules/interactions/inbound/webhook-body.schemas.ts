@@ -5,42 +5,12 @@
  */
 import { Type } from 'typebox';
 import { CanonicalEventSchema } from '../model/index.js';
+import { PAYLOAD_ENVELOPES } from '../channels/index.js';
 
-/** One Meta webhook envelope: the app's subscription delivers `entry[]` of one product. */
-function metaEnvelope(object: string, description: string, entryMember: 'changes' | 'messaging') {
-  return Type.Object(
-    {
-      object: Type.Literal(object),
-      entry: Type.Array(
-        Type.Object(
-          {
-            id: Type.String({ description: 'The WhatsApp Business Account, page or Instagram account id' }),
-            time: Type.Optional(Type.Integer({ description: 'Unix time, seconds or milliseconds' })),
-            [entryMember]: Type.Array(
-              Type.Object(
-                {},
-                {
-                  additionalProperties: true,
-                  description: entryMember === 'changes' ? '`{ field, value }` as the Cloud API sends it' : 'A messaging event as Meta sends it',
-                },
-              ),
-            ),
-          },
-          { additionalProperties: true },
-        ),
-        { minItems: 1 },
-      ),
-    },
-    { additionalProperties: true, description },
-  );
-}
-
-/** Either a Meta envelope (WhatsApp Cloud API, Messenger, Instagram) or our canonical format. */
+/** Either a channel's platform payload (a Meta envelope: WhatsApp Cloud API, Messenger, Instagram) or our canonical format. */
 export const WebhookBody = Type.Union(
   [
-    metaEnvelope('whatsapp_business_account', 'WhatsApp Cloud API: messages, statuses, errors and template reviews in `entry[].changes[].value`', 'changes'),
-    metaEnvelope('page', 'Messenger: `entry[].messaging[]`', 'messaging'),
-    metaEnvelope('instagram', 'Instagram messaging: `entry[].messaging[]`', 'messaging'),
+    ...PAYLOAD_ENVELOPES,
     Type.Object(
       {
         format: Type.Literal('canonical'),

@@ -80,14 +80,15 @@ export interface OutboundService {
 }
 
 /**
- * Delivery on the `web` channel (issue 32), handed in at composition by the web channel's room: no
- * communications service, the visitor's sockets instead. Both are called after the message is recorded.
+ * Delivery on a channel this service carries itself (the adapter's `carriedByService`; the website chat, issue
+ * 32), handed in at composition by that channel's folder: no communications service, the customer's open
+ * sessions instead. Both are called after the message is recorded.
  */
-export interface WebDelivery {
-  /** Pushes an agent's message to the sockets of the visitor of chat `externalChatId` on the account whose website token is `websiteToken`. */
-  deliver(input: { websiteToken: string; externalChatId: string; message: MessageRow; mediaUrl: string | null }): void;
-  /** Tells the visitor's sockets that an agent read their messages up to `upTo`. */
-  read(input: { websiteToken: string; externalChatId: string; upTo: MessageRow }): void;
+export interface DirectDelivery {
+  /** Pushes an agent's message to the customer of chat `externalChatId` on the account `externalAccountId` (a website token). */
+  deliver(input: { externalAccountId: string; externalChatId: string; message: MessageRow; mediaUrl: string | null }): void;
+  /** Tells the customer's sessions that an agent read their messages up to `upTo`. */
+  read(input: { externalAccountId: string; externalChatId: string; upTo: MessageRow }): void;
 }
 
 export function createOutboundService(deps: {
@@ -109,8 +110,11 @@ export function createOutboundService(deps: {
    * again with the same idempotency key; a few times the communications client's timeout.
    */
   attemptExpirySeconds: number;
-  /** The web channel's delivery to visitors' sockets; without it web messages fail with `web_delivery_unavailable`. */
-  web?: WebDelivery | undefined;
+  /**
+   * Per platform carried by this service, its delivery; a message on such a platform without one fails with
+   * `web_delivery_unavailable` (the website chat is the one today).
+   */
+  direct?: Partial<Record<Platform, DirectDelivery>>;
   /** Observes, per platform, the seconds from a message's storing to the platform's acceptance (`/metrics`). */
   sendLatency?: { observe(labels: { platform: string }, seconds: number): void };
   /** The SLA clocks: an agent's message stops the response clocks in the send's transaction. */
@@ -177,7 +181,7 @@ export function createOutboundService(deps: {
     if (!claimed) return; // already sent or failed: a repeated job does nothing
     const { message: m, externalChatId, externalAccountId } = claimed;
     const content = m.content as StoredOutbound;
-    if (!viaCommunications(content.platform)) return deliverToVisitor(m, externalChatId, externalAccountId, content, job);
+    if (!viaCommunications(content.platform)) return deliverDirectly(m, externalChatId, externalAccountId, content, job);
     const platform = content.platform;
     let message = content.platform_message;
     try {
@@ -212,11 +216,14 @@ export function createOutboundService(deps: {
   }
 
   /**
-   * The web channel's send attempt: the message goes to the visitor's sockets (media as a signed link, signed
-   * at each attempt) and is `sent` at once; `delivered` and `read` come from the visitor (the visitor API).
+   * A send attempt on a channel this service carries: the message goes to the customer's sessions (media as a
+   * signed link, signed at each attempt) and is `sent` at once; `delivered` and `read` come from the customer
+   * (the website chat's visitor API).
    */
-  async function deliverToVisitor(m: MessageRow, externalChatId: string, websiteToken: string, content: StoredOutbound, job: JobContext): Promise<void> {
-    if (deps.web === undefined) return fail(m, externalChatId, { code: 'web_delivery_unavailable', title: 'The web channel is not running here' });
+  async function deliverDirectly(m: MessageRow, externalChatId: string, externalAccountId: string, content: StoredOutbound, job: JobContext): Promise<void> {
+    const delivery = deps.direct?.[content.platform];
+    if (delivery === undefined)
+      return fail(m, externalChatId, { code: 'web_delivery_unavailable', title: `The ${content.platform} channel is not running here` });
     let mediaUrl: string | null;
     if (content.media_object_id !== undefined) {
       const status = await deps.media.status(m.entityId, content.media_object_id);
@@ -229,9 +236,9 @@ export function createOutboundService(deps: {
       mediaUrl = media?.link ?? null;
     }
     const acceptedAt = now();
-    const row = await acceptances.load({ message: m, providerMessageId: `web:${m.clientMessageId!}`, at: acceptedAt });
+    const row = await acceptances.load({ message: m, providerMessageId: `${content.platform}:${m.clientMessageId!}`, at: acceptedAt });
     if (!row) return;
-    deps.web.deliver({ websiteToken, externalChatId, message: row, mediaUrl });
+    delivery.deliver({ externalAccountId, externalChatId, message: row, mediaUrl });
     deps.sendLatency?.observe({ platform: content.platform }, Math.max(0, acceptedAt.getTime() - m.occurredAt.getTime()) / 1000);
     await publishStatus(row, externalChatId);
   }
@@ -394,7 +401,11 @@ export function createOutboundService(deps: {
       if (!last) return;
       if (!viaCommunications(platformOf(sending.account.channelTypeCode))) {
         // The visitor's sockets hear it now; there is no platform receipt to queue.
-        deps.web?.read({ websiteToken: sending.account.externalAccountId, externalChatId: sending.conversation.externalChatId, upTo: last });
+        deps.direct?.[platformOf(sending.account.channelTypeCode)]?.read({
+          externalAccountId: sending.account.externalAccountId,
+          externalChatId: sending.conversation.externalChatId,
+          upTo: last,
+        });
         return;
       }
       await deps.queue.enqueue(db, READ_RECEIPT_QUEUE, { messageId: last.id }, { singletonKey: `read:${last.id}` });

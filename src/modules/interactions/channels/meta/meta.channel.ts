@@ -7,6 +7,7 @@ import { unprocessable } from '../../../../platform/errors.js';
 import type { AnyOutboundBody, OutboundKind } from '../../message-kinds/index.js';
 import type { BuiltMessage, ChannelAdapter, ResolvedReferences } from '../channel.js';
 import { normalizeMetaMessaging } from './meta.inbound.js';
+import { metaEnvelope } from '../meta-envelope.js';
 
 const SEND_API_KINDS = new Set<OutboundKind>(['text', 'image', 'video', 'audio', 'document', 'reaction', 'interactive/button']);
 
@@ -45,14 +46,19 @@ function sendApi(recipient: string, input: AnyOutboundBody, refs: ResolvedRefere
   }
 }
 
-/** Meta's webhook `object` of each platform's messaging events. */
+/** Meta's webhook `object` of each platform's messaging events, and how the OpenAPI document names them. */
 const WEBHOOK_OBJECT = { messenger: 'page', instagram: 'instagram' } as const;
+const ENVELOPE_DESCRIPTION = { messenger: 'Messenger: `entry[].messaging[]`', instagram: 'Instagram messaging: `entry[].messaging[]`' } as const;
 
 const sendApiChannel = (platform: 'messenger' | 'instagram'): ChannelAdapter => ({
   platform,
   serviceWindow: true,
   carriedByService: false,
-  inbound: { object: WEBHOOK_OBJECT[platform], normalize: (body) => normalizeMetaMessaging(body, platform) },
+  inbound: {
+    object: WEBHOOK_OBJECT[platform],
+    envelope: metaEnvelope(WEBHOOK_OBJECT[platform], ENVELOPE_DESCRIPTION[platform], 'messaging'),
+    normalize: (body) => normalizeMetaMessaging(body, platform),
+  },
   senderIdentity: (externalChatId) => ({ type: platform, identifier: externalChatId }),
   carries: (kind) => SEND_API_KINDS.has(kind),
   build: sendApi,

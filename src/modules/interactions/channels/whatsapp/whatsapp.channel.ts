@@ -7,6 +7,7 @@
 import type { AnyOutboundBody, OutboundKind } from '../../message-kinds/index.js';
 import { withoutOurFields, type BuiltMessage, type ChannelAdapter, type ResolvedReferences } from '../channel.js';
 import { normalizeWhatsApp, whatsAppTemplateReviews } from './whatsapp.inbound.js';
+import { metaEnvelope } from '../meta-envelope.js';
 
 const MEDIA_KINDS = new Set<OutboundKind>(['image', 'video', 'audio', 'document', 'sticker']);
 
@@ -61,7 +62,16 @@ export const whatsAppChannel: ChannelAdapter = {
   platform: 'whatsapp',
   serviceWindow: true,
   carriedByService: false,
-  inbound: { object: 'whatsapp_business_account', normalize: normalizeWhatsApp, templateReviews: whatsAppTemplateReviews },
+  inbound: {
+    object: 'whatsapp_business_account',
+    envelope: metaEnvelope(
+      'whatsapp_business_account',
+      'WhatsApp Cloud API: messages, statuses, errors and template reviews in `entry[].changes[].value`',
+      'changes',
+    ),
+    normalize: normalizeWhatsApp,
+    templateReviews: whatsAppTemplateReviews,
+  },
   senderIdentity: (externalChatId, sender) => ({ type: 'whatsapp', identifier: sender?.phone ?? `+${externalChatId}` }),
   carries: () => true,
   build: whatsApp,

@@ -13,12 +13,12 @@
  */
 import type { Namespace, Socket } from 'socket.io';
 import type { FastifyBaseLogger } from 'fastify';
-import { AppError } from '../../../platform/errors.js';
-import { ownOrigins } from '../../../platform/http/service-origin.js';
-import { visitorGenerationRoom, visitorRoom } from '../../../platform/realtime/rooms.js';
+import { AppError } from '../../../../../platform/errors.js';
+import { ownOrigins } from '../../../../../platform/http/service-origin.js';
+import { visitorGenerationRoom, visitorRoom } from '../../../../../platform/realtime/rooms.js';
 import type { VisitorMessage } from './visitor-message.schemas.js';
 
-declare module '../../../platform/realtime/events.js' {
+declare module '../../../../../platform/realtime/events.js' {
   /** What the server sends a visitor's sockets (through the publisher, but `widget.ready`, the handshake's answer). */
   interface VisitorServerEvents {
     'widget.ready': (payload: { visitor_id: number; conversation_id: number | null }) => void;

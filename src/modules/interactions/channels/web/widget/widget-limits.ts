@@ -7,8 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { AppError } from '../../../platform/errors.js';
-import { addressRange } from '../../../platform/http/address-range.js';
+import { AppError } from '../../../../../platform/errors.js';
+import { addressRange } from '../../../../../platform/http/address-range.js';
 
 export interface WidgetLimits {
   /** Counts one request or handshake of client address `ip`; throws 429 `rate_limited`. */

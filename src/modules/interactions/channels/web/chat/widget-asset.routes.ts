@@ -5,8 +5,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Db } from '../../../db/client.js';
-import { notFound } from '../../../platform/errors.js';
+import type { Db } from '../../../../../db/client.js';
+import { notFound } from '../../../../../platform/errors.js';
 import { findAccountByToken } from './web-channel.repository.js';
 import { DEMO_WEBSITE_TOKEN } from './web-channel.demo.js';
 import { demoPage, widgetAsset } from '../widget/index.js';

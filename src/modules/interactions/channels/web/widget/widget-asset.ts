@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** `dist/widget.js` next to the compiled modules. */
-const PREBUILT = resolve(here, '../../../widget.js');
+const PREBUILT = resolve(here, '../../../../../widget.js');
 /** The widget's source entry, from the repository root. */
-const WIDGET_ENTRY = resolve(here, '../../../../widget/widget.ts');
+const WIDGET_ENTRY = resolve(here, '../../../../../../widget/widget.ts');
 
 /** Bundles the widget (minified IIFE, ES2019, no eval, no inline styles the host's CSP would refuse). */
 export async function buildWidget(entry: string = WIDGET_ENTRY): Promise<string> {

@@ -2,25 +2,27 @@
  * The website chat (issue 32): the `web` channel this service carries itself. Web accounts' settings, the
  * visitor API (`/api/widget/:website_token/*`), the visitors' socket namespace `/widget`, the widget script
  * (`/widget.js`) and its demo page (`/widget/demo`). Visitor messages enter the webhook intake like every channel's
- * events; agents answer with the send endpoints, delivered to the visitor's sockets (`WebDelivery`).
+ * events; agents answer with the send endpoints, delivered to the visitor's sockets (outbound's `DirectDelivery`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../../config.js';
-import type { Database, Db } from '../../../db/client.js';
-import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
-import type { Realtime } from '../../../platform/realtime/gateway.js';
-import { registerBareAndApi, registerRoutes } from '../../../platform/http/dual-prefix.js';
-import type { MediaService } from '../../media/index.js';
-import type { IntakeWorker } from '../intake/index.js';
-import type { MessageRow } from '../conversations/index.js';
+import type { Config } from '../../../../../config.js';
+import type { Database, Db } from '../../../../../db/client.js';
+import type { SealedBox } from '../../../../../platform/crypto/sealed-box.js';
+import type { Realtime } from '../../../../../platform/realtime/gateway.js';
+import { registerBareAndApi, registerRoutes } from '../../../../../platform/http/dual-prefix.js';
+import type { MediaService } from '../../../../media/index.js';
+import type { IntakeWorker } from '../../../intake/index.js';
+import type { MessageRow } from '../../../conversations/index.js';
+import type { Platform } from '../../../model/index.js';
+import type { DirectDelivery } from '../../../outbound/index.js';
 import { createWebChannelService, toVisitorMessage } from './web-channel.service.js';
 import { webChannelStaffRoutes, widgetRoutes } from './web-channel.routes.js';
 import { createVisitorTokens, createWidgetHub, createWidgetLimits, type WidgetHub } from '../widget/index.js';
 import { widgetAssetRoutes } from './widget-asset.routes.js';
 import { VisitorTyping } from './web-channel.schemas.js';
-import { defineServerEvent, type RealtimeEmitter } from '../../../platform/realtime/events.js';
-import { AppError } from '../../../platform/errors.js';
+import { defineServerEvent, type RealtimeEmitter } from '../../../../../platform/realtime/events.js';
+import { AppError } from '../../../../../platform/errors.js';
 
 export { seedWebChannelDemo } from './web-channel.demo.js';
 
@@ -34,14 +36,16 @@ export function createWidgetNamespace(realtime: Realtime, log: FastifyInstance['
   return createWidgetHub(realtime.namespace('/widget'), log, publicBaseUrl);
 }
 
-/** What the send path calls to reach visitors (outbound's `WebDelivery`): the publisher's visitor events. */
-export function webDeliveryTo(publisher: RealtimeEmitter) {
+/** What the send path calls to reach visitors (outbound's `DirectDelivery`, by platform): the publisher's visitor events. */
+export function webDeliveryTo(publisher: RealtimeEmitter): Partial<Record<Platform, DirectDelivery>> {
   return {
-    deliver(input: { websiteToken: string; externalChatId: string; message: MessageRow; mediaUrl: string | null }) {
-      publisher.toVisitor(input.websiteToken, input.externalChatId, 'widget.message', { message: toVisitorMessage(input.message, input.mediaUrl) });
-    },
-    read(input: { websiteToken: string; externalChatId: string; upTo: MessageRow }) {
-      publisher.toVisitor(input.websiteToken, input.externalChatId, 'widget.read', { up_to_message_id: input.upTo.id });
+    web: {
+      deliver(input: { externalAccountId: string; externalChatId: string; message: MessageRow; mediaUrl: string | null }) {
+        publisher.toVisitor(input.externalAccountId, input.externalChatId, 'widget.message', { message: toVisitorMessage(input.message, input.mediaUrl) });
+      },
+      read(input: { externalAccountId: string; externalChatId: string; upTo: MessageRow }) {
+        publisher.toVisitor(input.externalAccountId, input.externalChatId, 'widget.read', { up_to_message_id: input.upTo.id });
+      },
     },
   };
 }

@@ -10,16 +10,16 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Database, Db } from '../../../db/client.js';
-import type { Principal } from '../../../platform/auth/authenticator.js';
-import type { SealedBox } from '../../../platform/crypto/sealed-box.js';
-import { AppError, forbidden, notFound, unauthorized, validationFailed } from '../../../platform/errors.js';
-import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
-import type { MediaService } from '../../media/index.js';
-import { insertNewIntakeEvents, type IntakeWorker } from '../intake/index.js';
-import { chatKey, eventKey, type CanonicalEvent } from '../model/index.js';
-import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../conversations/index.js';
-import type { PrechatFields, WidgetAppearance } from '../model/index.js';
+import type { Database, Db } from '../../../../../db/client.js';
+import type { Principal } from '../../../../../platform/auth/authenticator.js';
+import type { SealedBox } from '../../../../../platform/crypto/sealed-box.js';
+import { AppError, forbidden, notFound, unauthorized, validationFailed } from '../../../../../platform/errors.js';
+import type { RealtimeEmitter } from '../../../../../platform/realtime/events.js';
+import type { MediaService } from '../../../../media/index.js';
+import { insertNewIntakeEvents, type IntakeWorker } from '../../../intake/index.js';
+import { chatKey, eventKey, type CanonicalEvent } from '../../../model/index.js';
+import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../../../conversations/index.js';
+import type { PrechatFields, WidgetAppearance } from '../../../model/index.js';
 import * as repo from './web-channel.repository.js';
 import { checkIdentitySignature, type VisitorMessage, type VisitorTokens, type WidgetHub, type WidgetLimits } from '../widget/index.js';
 import type {
@@ -33,7 +33,7 @@ import type {
   WidgetConfigResponse,
 } from './web-channel.schemas.js';
 
-declare module '../../../platform/realtime/events.js' {
+declare module '../../../../../platform/realtime/events.js' {
   interface ServerToClientEvents {
     'interaction.visitor.typing': (payload: { conversation_id: number; external_chat_id: string; typing: boolean }) => void;
   }

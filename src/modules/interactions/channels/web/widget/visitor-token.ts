@@ -11,7 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
-import { unauthorized } from '../../../platform/errors.js';
+import { unauthorized } from '../../../../../platform/errors.js';
 
 /** Seconds a visitor token is valid; the widget resumes (and so rotates it) before then. */
 const VISITOR_TOKEN_SECONDS = 60 * 60;

@@ -4,9 +4,9 @@
  * scoped by entity, account and chat id together: a visitor reaches nothing but its own conversation.
  */
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../../db/client.js';
-import { conversation, entityChannelAccount, message, webChannelSettings, webVisitor } from '../model/index.js';
-import type { MessageRow } from '../conversations/index.js';
+import type { Db } from '../../../../../db/client.js';
+import { conversation, entityChannelAccount, message, webChannelSettings, webVisitor } from '../../../model/index.js';
+import type { MessageRow } from '../../../conversations/index.js';
 
 export type WebSettingsRow = typeof webChannelSettings.$inferSelect;
 export type WebVisitorRow = typeof webVisitor.$inferSelect;

@@ -8,11 +8,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf } from '../../../platform/auth/guard.js';
-import { bearerToken } from '../../../platform/auth/jwt.js';
-import { IdParams } from '../../../platform/http/ids.js';
-import { problemResponse } from '../../../platform/http/openapi.js';
-import { ownOrigins, serviceOrigin } from '../../../platform/http/service-origin.js';
+import { principalOf } from '../../../../../platform/auth/guard.js';
+import { bearerToken } from '../../../../../platform/auth/jwt.js';
+import { IdParams } from '../../../../../platform/http/ids.js';
+import { problemResponse } from '../../../../../platform/http/openapi.js';
+import { ownOrigins, serviceOrigin } from '../../../../../platform/http/service-origin.js';
 import {
   HistoryQuery,
   HistoryResponse,

@@ -1,6 +1,6 @@
 /** Demo data of the website chat: the demo company's website (token `DEMO_WEBSITE_TOKEN`), shown at `/widget/demo`. Idempotent. */
-import type { Db } from '../../../db/client.js';
-import { insertAccountIfAbsent } from '../channel-accounts/index.js';
+import type { Db } from '../../../../../db/client.js';
+import { insertAccountIfAbsent } from '../../../channel-accounts/index.js';
 import { upsertSettings } from './web-channel.repository.js';
 
 /** The demo website's public token (the demo page embeds it). */

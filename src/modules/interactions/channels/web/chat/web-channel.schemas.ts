@@ -1,6 +1,6 @@
 /** Schemas of the website chat (issue 32): the staff's web settings, and the visitor API under `/api/widget`. */
 import { Type, type Static } from 'typebox';
-import { Id } from '../../../platform/http/ids.js';
+import { Id } from '../../../../../platform/http/ids.js';
 import { VisitorMessage } from '../widget/index.js';
 
 const Requirement = Type.Union([Type.Literal('off'), Type.Literal('optional'), Type.Literal('required')]);
