@@ -2,6 +2,11 @@
  * Child process of outbound.bench.ts: the service alone in its own process, sending through the
  * communications simulator of the parent (COMMUNICATIONS_BASE_URL / COMMUNICATIONS_API_KEY in the
  * environment). Prints `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
+ *
+ * The agent answers every conversation of the entity as a team's agents do when their role holds
+ * `conversations.view_all` and `conversations.reply_any` (docs/api/interactions.md, "Visibility"; migration
+ * 0010 gave both to every role that existed before it): an employee without a role sees no conversation, so
+ * each send would answer 404 (issue 55). The send path measured is the one every reply of such a team takes.
  */
 import { startServer } from './lib.js';
 import { createDirectoryService } from '../src/modules/identity/index.js';
@@ -18,7 +23,9 @@ const db = server.database.db;
 const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench outbound' });
 const user = await dir.upsertUser({ email: `bench-out-${Date.now()}@example.com`, name: 'Agent', password: 'bench-password' });
-await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Agent' });
+const employee = await dir.ensureEmployee({ userId: user.id, entityId: entity.id, name: 'Agent' });
+const role = await dir.ensureRole({ entityId: entity.id, name: 'agent', permissions: ['conversations.view_all', 'conversations.reply_any'] });
+await dir.subscribe({ employeeId: employee.id, entityId: entity.id, roleId: role.id, overrides: [] });
 await db
   .insert(entityChannelAccount)
   .values({ entityId: entity.id, channelTypeCode: 'chatapp_api', externalAccountId: 'BENCH-OUT', displayName: 'Bench' })
