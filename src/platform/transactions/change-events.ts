@@ -1,6 +1,6 @@
 /**
  * What a change publishes once it has committed: socket events (to the entity's agents and to website
- * visitors, through the one publisher) and domain events, collected in order while the change runs (docs/architecture.md "Publishing"). Inside a
+ * visitors, through the one publisher) and domain events, collected in order while the change runs (docs/architecture.md "Units of work and publishing"). Inside a
  * transaction the collector is the unit of work's `events` and `transaction()` publishes it; a change made of
  * one autocommitted statement collects into `new ChangeEvents()` and calls `publish` itself afterwards
  * (only realtime events and domain events without durable consumers may go that way). Both lists stay

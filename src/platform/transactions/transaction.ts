@@ -1,6 +1,6 @@
 /**
  * Transactions and what happens once they commit — the one way a change publishes (docs/architecture.md
- * "Publishing"). `transaction(db, work, publishers?)` runs `work` in a Drizzle transaction and hands it the
+ * "Units of work and publishing"). `transaction(db, work, publishers?)` runs `work` in a Drizzle transaction and hands it the
  * change's unit of work: `tx` for the repositories, `afterCommit(effect)` for effects that must wait for the
  * commit (waking the local worker of a queue that received a job), `beforeCommit(write)` for buffered
  * writes, and, with `publishers`, `events`: the change's `ChangeEvents`, whose domain events' durable jobs
