@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestContext } from '../helpers/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 import { transaction } from '../../src/platform/transactions/transaction.js';
+import type { Queue } from '../../src/platform/queue/queue.js';
 import type { ContactCreatedEvent } from '../../src/modules/records/records.events.js';
 
 const FAST = { work: { pollingIntervalSeconds: 0.5 } };
@@ -122,5 +123,18 @@ describe('publishing in a transaction', () => {
     const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-interest']);
     expect(rows[0]?.n).toBe(2);
     await vi.waitFor(() => expect(received.map((p) => p.contactId).sort()).toEqual([12, 14]), { timeout: 10_000 });
+  });
+
+  it('refuses a transaction it cannot follow to its commit, writing nothing', async () => {
+    await t.app.ctx.events.subscribeDurably('contact.created', 'test-untracked', async () => undefined, FAST);
+    const jobs = t.app.ctx.queue as unknown as Queue<Record<string, object>>;
+    // A bare transaction instead of a change's unit of work: nothing would wake the consumer after its commit.
+    await expect(
+      t.database.db.transaction(async (tx) => {
+        await jobs.enqueue(tx as never, 'contact.created:test-untracked', contactCreated(3));
+      }),
+    ).rejects.toThrow(/unit of work/);
+    const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-untracked']);
+    expect(rows[0]?.n).toBe(0);
   });
 });
