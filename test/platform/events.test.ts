@@ -131,7 +131,7 @@ describe('publishing in a transaction', () => {
     // A bare transaction instead of a change's unit of work: nothing would wake the consumer after its commit.
     await expect(
       t.database.db.transaction(async (tx) => {
-        await jobs.enqueue(tx as never, 'contact.created:test-untracked', contactCreated(3));
+        await jobs.enqueue(tx, 'contact.created:test-untracked', contactCreated(3));
       }),
     ).rejects.toThrow(/unit of work/);
     const { rows } = await t.database.executeSql('select count(*)::int as n from pgboss.job where name = $1', ['contact.created:test-untracked']);
