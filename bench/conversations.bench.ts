@@ -83,6 +83,7 @@ export async function run(): Promise<BenchSection> {
       checks: [
         {
           name: 'every inbox list and count answers 200',
+          integrity: true,
           ok: measured.every((m) => m.non2xx + m.errors === 0),
           detail: measured.map((m) => m.non2xx + m.errors).join(' / '),
         },

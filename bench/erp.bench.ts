@@ -52,7 +52,7 @@ export async function run(): Promise<BenchSection> {
     const me = () => measure({ title: ME, url: `${server.baseUrl}/api/permissions/me`, headers, durationSeconds: seconds, connections: 20 });
     const cur = () => measure({ title: CURRENCIES, url: `${server.baseUrl}/catalogs/currencies`, headers, durationSeconds: seconds, connections: 20 });
     const prod = () => measure({ title: PRODUCTS, url: productsUrl, headers, durationSeconds: seconds, connections: 20 });
-    const results = await alternatingRounds(4, [me, cur, prod]);
+    const results = await alternatingRounds(Number(process.env.BENCH_ROUNDS ?? 4), [me, cur, prod]);
     const ratio = results[1]!.requestsPerSecond / results[0]!.requestsPerSecond;
     const productRatio = results[2]!.requestsPerSecond / results[0]!.requestsPerSecond;
     const clean = results.every((m) => m.non2xx + m.errors === 0);

@@ -162,8 +162,12 @@ function spawnNode(
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 let build: Promise<void> | undefined;
 
-/** Runs `npm run build` (the production build in dist/) once per benchmark run; rejects when it fails. */
+/**
+ * Runs `npm run build` (the production build in dist/) once per benchmark run; rejects when it fails.
+ * `BENCH_BUILT=1` says dist/ is already the build of this tree (`.ci/run` built it a moment before).
+ */
 export function productionBuild(): Promise<void> {
+  if (process.env.BENCH_BUILT === '1') return Promise.resolve();
   build ??= new Promise<void>((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'build'], { cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', reject);
@@ -273,6 +277,8 @@ export interface MeasureOptions {
    * prepare statements on each pooled connection, which a long-running server has long done.
    */
   warmupSeconds?: number;
+  /** The load is meant to meet refusals (a limit's answers): non-2xx answers are not a problem of the benchmark. */
+  expectsRefusals?: boolean;
 }
 
 /** Runs autocannon against one URL (127.0.0.1 only) and summarizes it. */
@@ -285,8 +291,12 @@ export async function measure(opts: MeasureOptions): Promise<Measurement> {
     ...(opts.body !== undefined ? { body: opts.body } : {}),
     connections: opts.connections ?? 50,
   };
-  if (opts.warmupSeconds) await autocannon({ ...load, duration: Math.min(opts.warmupSeconds, 10) });
-  const result = await autocannon({ ...load, duration: Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60) });
+  if (opts.warmupSeconds && !SMOKE) await autocannon({ ...load, duration: Math.min(opts.warmupSeconds, 10) });
+  const seconds = SMOKE ? 1 : Math.min(opts.durationSeconds ?? Number(process.env.BENCH_SECONDS ?? 8), 60);
+  const result = await autocannon({ ...load, duration: seconds });
+  if (result['2xx'] === 0) measurementProblems.push(`${opts.title}: no request answered 2xx`);
+  else if (!opts.expectsRefusals && result.non2xx + result.errors + result.timeouts > 0)
+    measurementProblems.push(`${opts.title}: ${result.non2xx} non-2xx, ${result.errors + result.timeouts} errors`);
   return {
     title: opts.title,
     // Successful answers only: an error answered fast (a 503 once a connection passed the server's
@@ -364,8 +374,25 @@ export function table(measurements: Measurement[], baseline?: string): string {
 export interface BenchSection {
   title: string;
   markdown: string;
-  /** Targets checked in this run; a false one is printed as FAILED but does not stop other sections. */
-  checks: { name: string; ok: boolean; detail: string }[];
+  /**
+   * Targets checked in this run; a false one is printed as FAILED but does not stop other sections. An
+   * `integrity` check is about correctness, not speed (every event arrived, every request answered as
+   * expected): the smoke run (`--smoke`) fails on those only.
+   */
+  checks: { name: string; ok: boolean; detail: string; integrity?: boolean }[];
+}
+
+/**
+ * `npm run bench -- --smoke`: every section at a tiny scale (bench/run.ts sets the scale), to prove it still
+ * runs and measures something; targets are printed, not judged.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+
+const measurementProblems: string[] = [];
+
+/** What `measure` found wrong since the last call (no request answered 2xx, an unexpected non-2xx or error); empties the list. */
+export function takeMeasurementProblems(): string[] {
+  return measurementProblems.splice(0);
 }
 
 /**

@@ -15,7 +15,7 @@ import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import { seedDemo } from '../src/bootstrap/demo-seed.js';
 import { rssOfProcess, startProductionService, throwawayDatabase, type BenchSection } from './lib.js';
 
-const FILES = 20;
+const FILES = Number(process.env.BENCH_MEDIA_FILES ?? 20);
 const MAX_BYTES = 5 * 1024 * 1024;
 const RSS_TARGET_MB = 400;
 const THROUGHPUT_TARGET = 0.8;

@@ -90,7 +90,7 @@ export async function run(): Promise<BenchSection> {
     const notMeasured = (detail: string): BenchSection => ({
       title: TITLE,
       markdown: `Database: ${kind}. **Not measured**: ${detail}.`,
-      checks: [{ name: 'the benchmark agent answers its 100 conversations', ok: false, detail }],
+      checks: [{ name: 'the benchmark agent answers its 100 conversations', integrity: true, ok: false, detail }],
     });
     // 100 customers write first (the service window is open), then agents answer them.
     const chats = Array.from({ length: 100 }, (_, i) => `5025577${String(i).padStart(4, '0')}`);
@@ -181,6 +181,7 @@ export async function run(): Promise<BenchSection> {
       checks: [
         {
           name: 'every send answered 202',
+          integrity: true,
           ok: all202,
           detail: all202 ? `${total} of ${total}${warmupSeconds > 0 ? `, and the warm-up's ${rate * warmupSeconds}` : ''}` : whyNot,
         },
@@ -196,6 +197,7 @@ export async function run(): Promise<BenchSection> {
         },
         {
           name: 'every message delivered once, no duplicates',
+          integrity: true,
           ok: duplicates === 0 && delivered === total && non202 === 0,
           detail: `delivered ${delivered}/${total}, duplicates ${duplicates}, non-202 ${non202}`,
         },

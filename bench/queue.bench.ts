@@ -74,6 +74,7 @@ export async function run(): Promise<BenchSection> {
         { name: `enqueue-to-handler p99 < 250 ms at ${rate} jobs/s`, ok: p99 < 250, detail: `${p99.toFixed(1)} ms` },
         {
           name: 'every enqueued job was handled',
+          integrity: true,
           ok: handled === enqueued && latencies.length === expected,
           detail: `${handled + latencies.length}/${enqueued + expected}`,
         },

@@ -20,7 +20,17 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPreparedDatabase } from '../src/bootstrap/prepare-database.js';
 import type { Database } from '../src/db/client.js';
-import { alternatingRounds, type Measurement, measure, measureExport, startProductionService, table, type BenchSection, throwawayDatabase } from './lib.js';
+import {
+  alternatingRounds,
+  type Measurement,
+  measure,
+  measureExport,
+  SMOKE,
+  startProductionService,
+  table,
+  type BenchSection,
+  throwawayDatabase,
+} from './lib.js';
 import { growRecords, seedRecords } from './records.seed.js';
 import { explainListStatements } from './records.plans.js';
 
@@ -72,7 +82,8 @@ async function measureRows(where: { DATABASE_URL?: string | undefined; DATA_DIR?
   try {
     // Every row's load once first, so that no row pays for warming the process and the database's
     // caches for the next (a route measured right after the baseline would, and its ceiling would not).
-    for (const r of rows) await measure({ title: r.title, url: `${service.baseUrl}${r.path}`, headers, connections: 50, durationSeconds: WARMUP_SECONDS });
+    if (!SMOKE)
+      for (const r of rows) await measure({ title: r.title, url: `${service.baseUrl}${r.path}`, headers, connections: 50, durationSeconds: WARMUP_SECONDS });
     // Then alternating rounds and medians: a burst of the shared machine's load falls on one round, not one row.
     measured.push(
       ...(await alternatingRounds(

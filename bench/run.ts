@@ -3,6 +3,11 @@
  * bounded in time), prints the results and writes them to bench/RESULTS.md. Set DATABASE_URL to measure
  * on PostgreSQL (the targets are stated for PostgreSQL); BENCH_SECONDS sets each measurement's duration;
  * `npm run bench -- foundation records` runs only the named sections (and leaves RESULTS.md alone).
+ *
+ * `npm run bench -- --smoke [sections]` runs them at a tiny scale (a second or two of load each, a few
+ * hundred rows) and fails when a section throws, measures nothing, meets a non-2xx it did not expect or
+ * fails an integrity check (every event arrived, ...); its targets are printed, not judged, and RESULTS.md
+ * is left alone. `.ci/run` runs it, so a benchmark cannot rot unnoticed.
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -10,20 +15,67 @@ import { fileURLToPath } from 'node:url';
 import type { BenchSection } from './lib.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-const only = process.argv.slice(2);
+const smoke = process.argv.includes('--smoke');
+const only = process.argv.slice(2).filter((a) => a !== '--smoke');
+/** The smoke run's scale: each section's own knobs, unless set by the caller. */
+const SMOKE_SCALE: Record<string, string> = {
+  BENCH_SMOKE: '1',
+  BENCH_SECONDS: '1',
+  BENCH_ROUNDS: '1',
+  BENCH_CONVERSATIONS: '300',
+  BENCH_INTERACTIONS_SECONDS: '2',
+  BENCH_NO_PROBES: '1',
+  BENCH_OUTBOUND_RATE: '50',
+  BENCH_OUTBOUND_SECONDS: '2',
+  BENCH_OUTBOUND_WARMUP_SECONDS: '1',
+  BENCH_RECORDS_LEADS: '300',
+  BENCH_REPORT_CONVERSATIONS: '300',
+  BENCH_SCALE_OUT_SECONDS: '2',
+  BENCH_SLA_ROUNDS: '1',
+  BENCH_SLA_SECONDS: '1',
+  BENCH_SLA_CONVERSATIONS: '300',
+  BENCH_SOCKETS: '20',
+  BENCH_VIS_CONVERSATIONS: '300',
+  BENCH_WEB_VISITORS: '20',
+  BENCH_WEB_ROUNDS: '5',
+  BENCH_MEDIA_FILES: '2',
+  BENCH_WORKFLOWS: '20',
+};
+if (smoke) for (const [k, v] of Object.entries(SMOKE_SCALE)) process.env[k] ??= v;
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .sort((a, b) => (a === 'foundation.bench.ts' ? -1 : b === 'foundation.bench.ts' ? 1 : a.localeCompare(b)))
   .filter((f) => only.length === 0 || only.includes(f.replace('.bench.ts', '')));
 
+const { takeMeasurementProblems } = await import('./lib.js');
 const sections: BenchSection[] = [];
+/** Per section, what makes the smoke run fail: an error, nothing measured, a broken integrity check. */
+const broken: string[] = [];
 for (const file of files) {
   console.log(`\n== ${file}`);
-  const mod = (await import(new URL(file, import.meta.url).href)) as { run: () => Promise<BenchSection> };
-  const section = await mod.run();
+  const started = performance.now();
+  let section: BenchSection;
+  try {
+    const mod = (await import(new URL(file, import.meta.url).href)) as { run: () => Promise<BenchSection> };
+    section = await mod.run();
+  } catch (err) {
+    console.error(err);
+    broken.push(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+    continue;
+  }
   console.log(`### ${section.title}\n${section.markdown}`);
-  for (const c of section.checks) console.log(`${c.ok ? 'PASS' : 'FAILED'} ${c.name}: ${c.detail}`);
+  for (const c of section.checks) console.log(`${c.ok ? 'PASS' : smoke && !c.integrity ? 'not judged' : 'FAILED'} ${c.name}: ${c.detail}`);
+  for (const problem of takeMeasurementProblems()) broken.push(`${file}: ${problem}`);
+  for (const c of section.checks) if (c.integrity && !c.ok) broken.push(`${file}: ${c.name} (${c.detail})`);
+  if (section.markdown.trim() === '' || section.markdown.startsWith('Not measured')) broken.push(`${file}: measured nothing`);
   sections.push(section);
+  console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}
+if (smoke) {
+  console.log(
+    broken.length === 0 ? `\nsmoke run: ${sections.length} sections ran and measured` : `\nsmoke run FAILED:\n${broken.map((b) => `- ${b}`).join('\n')}`,
+  );
+  process.exit(broken.length === 0 ? 0 : 1);
 }
 
 const header = [
@@ -47,4 +99,5 @@ if (only.length === 0) {
 } else {
   console.log('\npartial run: bench/RESULTS.md keeps the last full run');
 }
-process.exit(sections.every((s) => s.checks.every((c) => c.ok)) ? 0 : 1);
+for (const b of broken) console.log(`FAILED ${b}`);
+process.exit(broken.length === 0 && sections.every((s) => s.checks.every((c) => c.ok)) ? 0 : 1);

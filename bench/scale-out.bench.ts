@@ -6,9 +6,11 @@
  * latency of the three and the ratios of the other instance's p99 to the two others. Needs DATABASE_URL and
  * REDIS_URL; without them it reports that it did not run.
  */
-import { startServiceProcess, throwawayDatabase, type BenchSection } from './lib.js';
+import { SMOKE, startServiceProcess, throwawayDatabase, type BenchSection } from './lib.js';
 import { runAtRate, type RunStats } from './interactions.bench.js';
 
+/** Seconds of 250 events/s run first on each instance and not reported (compiled code, open connections). */
+const WARMUP_SECONDS = SMOKE ? 1 : 4;
 export async function run(): Promise<BenchSection> {
   const redisUrl = process.env.REDIS_URL;
   if (!process.env.DATABASE_URL || !redisUrl) {
@@ -19,7 +21,7 @@ export async function run(): Promise<BenchSection> {
   const single = await startServiceProcess<{ baseUrl: string; token: string; kind: string }>(child);
   let alone: RunStats[];
   try {
-    await runAtRate(single.ready, single.ready.token, 250, 4, 'warmup-single', '50256');
+    await runAtRate(single.ready, single.ready.token, 250, WARMUP_SECONDS, 'warmup-single', '50256');
     alone = [
       await runAtRate(single.ready, single.ready.token, 500, seconds / 2, 'single0', '50255'),
       await runAtRate(single.ready, single.ready.token, 500, seconds / 2, 'single1', '50254'),
@@ -34,8 +36,8 @@ export async function run(): Promise<BenchSection> {
   const b = await startServiceProcess<{ baseUrl: string; token: string; kind: string }>(child, env);
   try {
     const { token } = a.ready;
-    await runAtRate(a.ready, token, 250, 4, 'warmup-a', '50256');
-    await runAtRate(a.ready, token, 250, 4, 'warmup-b', '50257', b.ready);
+    await runAtRate(a.ready, token, 250, WARMUP_SECONDS, 'warmup-a', '50256');
+    await runAtRate(a.ready, token, 250, WARMUP_SECONDS, 'warmup-b', '50257', b.ready);
     // In the order same, other, other, same: neither side always runs first, or always right after the other.
     const same: RunStats[] = [];
     const other: RunStats[] = [];
@@ -72,7 +74,7 @@ export async function run(): Promise<BenchSection> {
       markdown,
       checks: [
         { name: 'webhook-to-socket p99 on the other instance within 1.5× of one instance alone', ok: ratio <= 1.5, detail: `${ratio.toFixed(2)}×` },
-        { name: 'every accepted event reached the socket', ok: lost === 0, detail: `${lost} lost or refused` },
+        { name: 'every accepted event reached the socket', integrity: true, ok: lost === 0, detail: `${lost} lost or refused` },
       ],
     };
   } finally {

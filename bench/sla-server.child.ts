@@ -17,7 +17,7 @@ import { queryRows } from '../src/db/client.js';
 
 const PNID = 'BENCH-PNID';
 const CONVERSATIONS = Number(process.env.BENCH_SLA_CONVERSATIONS ?? 100_000);
-const LEADS = 10_000;
+const LEADS = Math.min(10_000, CONVERSATIONS);
 
 const server = await startServer({ LOG_LEVEL: 'warn' });
 const db = server.database.db;

@@ -8,7 +8,7 @@
  * of the median without. Only the acceptance (the HTTP answer) is reported: the webhook-to-socket path is
  * interactions.bench.ts's.
  */
-import { percentile, startServiceProcess, type BenchSection } from './lib.js';
+import { percentile, SMOKE, startServiceProcess, type BenchSection } from './lib.js';
 import { runAtRate, type RunStats } from './interactions.bench.js';
 
 const TARGET_RATIO = 1.1;
@@ -27,7 +27,7 @@ export async function run(): Promise<BenchSection> {
   try {
     const rounds = Number(process.env.BENCH_SLA_ROUNDS ?? 3);
     const seconds = Number(process.env.BENCH_SLA_SECONDS ?? 8);
-    await runAtRate(server, server.token, 250, 4, 'warm', '50256');
+    await runAtRate(server, server.token, 250, SMOKE ? 1 : 4, 'warm', '50256');
     const withSla: RunStats[] = [];
     const without: RunStats[] = [];
     for (let r = 0; r < rounds; r++) {

@@ -123,7 +123,7 @@ export async function run(): Promise<BenchSection> {
       title: 'Website chat on one instance',
       markdown,
       checks: [
-        { name: 'every message reaches the agent', ok: missing === 0, detail: `${missing} missing` },
+        { name: 'every message reaches the agent', integrity: true, ok: missing === 0, detail: `${missing} missing` },
         { name: 'visitor message → agent p99 within 1.5× the WhatsApp webhook → agent p99', ok: ratio <= 1.5, detail: `${ratio.toFixed(2)}×` },
       ],
     };

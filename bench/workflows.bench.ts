@@ -14,7 +14,7 @@ import * as repo from '../src/modules/workflows/workflow.repository.js';
 import { createDirectoryService } from '../src/modules/identity/directory.service.js';
 import { throwawayDatabase, type BenchSection } from './lib.js';
 
-const WORKFLOWS = 1000;
+const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 1000);
 const now = () => performance.now();
 
 function percentile(values: number[], p: number): number {
