@@ -56,7 +56,6 @@ async function applyBatch(deps: BatchDeps, ids: number[], onCommitted: () => voi
     async (change) => {
       const { tx } = change;
       change.afterCommit(onCommitted);
-      await intakeRepo.commitWithoutWaitingForFlush(tx);
       const rows = await intakeRepo.claimBatch(tx, ids);
       const byId = new Map(rows.map((r) => [r.id, r]));
       // Claimed rows in the worker's order (the claim statement returns them in any order).

@@ -2,7 +2,7 @@
 import { and, count, desc, eq, inArray, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database, Db } from '../../../db/client.js';
 import { runStatement, runStatementIn } from '../../../db/statement.js';
-import { ASYNC_COMMIT, CLAIM_BATCH, INSERT_NEW, RECORD_FAILURE, SET_OUTCOMES } from './intake.sql.js';
+import { CLAIM_BATCH, INSERT_NEW, RECORD_FAILURE, SET_OUTCOMES } from './intake.sql.js';
 import { interactionWebhookInbox as intake } from '../model/index.js';
 import { chatKeyOf, type CanonicalEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
@@ -41,16 +41,6 @@ export async function insertNew(
   return rows.map((r) => ({ id: Number(r.id), eventKey: r.event_key }));
 }
 
-/**
- * Lets the caller's transaction commit without waiting for its WAL flush (`synchronous_commit` off, for
- * this transaction only). Safe for the worker: its transaction marks the intake rows processed together with
- * the conversation changes they cause, so if PostgreSQL crashed before flushing it, both are lost together and the durable
- * intake rows (committed synchronously by the webhook) are simply applied again (docs/decisions.md).
- */
-export async function commitWithoutWaitingForFlush(db: Db): Promise<void> {
-  await runStatementIn(db, ASYNC_COMMIT, []);
-}
-
 /** An intake row claimed for processing, with its receiving account and conversation as they stood at the claim. */
 export interface ClaimedEvent {
   id: number;
@@ -62,11 +52,14 @@ export interface ClaimedEvent {
 }
 
 /**
- * Claims the pending rows among `ids` for the caller's transaction, marks them `processed` and resolves
- * their receiving accounts and existing conversations, all in one statement; rows that are done or locked
- * by another worker (SKIP LOCKED) are left out. A row whose event turns out unroutable is corrected by
- * `setOutcomes` in the same transaction, so a rollback undoes both and the row is pending again. Runs once
- * per worker batch, so it is a prepared statement.
+ * Claims the pending rows among `ids` for the caller's transaction (row locks, SKIP LOCKED: rows that are done
+ * or held by another worker are left out) and resolves their receiving accounts and existing conversations,
+ * all in one statement; `setOutcomes` ends their attempt in the same transaction, so a rollback leaves them
+ * pending. The same statement lets the transaction commit without waiting for its WAL flush
+ * (`synchronous_commit` off, for this transaction only): safe, because the worker's transaction ends the intake
+ * rows' attempts together with the conversation changes they cause, so if PostgreSQL crashed before flushing
+ * it, both are lost together and the durable intake rows (committed synchronously by the webhook) are simply
+ * applied again (docs/decisions.md). Runs once per worker batch, so it is a prepared statement.
  */
 export async function claimBatch(db: Db, ids: number[]): Promise<ClaimedEvent[]> {
   if (ids.length === 0) return [];
@@ -86,7 +79,7 @@ export async function claimBatch(db: Db, ids: number[]): Promise<ClaimedEvent[]>
   }));
 }
 
-/** Sets the outcome and resolved entity of rows claimed by `claimBatch`, in one statement. */
+/** Ends the attempt of rows claimed by `claimBatch`: their outcome and resolved entity, in one statement. */
 export async function setOutcomes(
   db: Db,
   outcomes: { id: number; state: Extract<IntakeState, 'processed' | 'unroutable'>; entityId: number | null }[],

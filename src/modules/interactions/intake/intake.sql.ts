@@ -1,6 +1,6 @@
 /**
- * Statements of inbox.repository.ts: the webhook's insert of new events, the worker's claim and outcomes,
- * a failed attempt, and the worker transaction's asynchronous commit.
+ * Statements of intake.repository.ts: the webhook's insert of new events, the worker's claim (which also makes
+ * its transaction's commit asynchronous) and outcomes, and a failed attempt.
  */
 import { statement } from '../../../db/statement.js';
 import { PLATFORM_CODE_VALUES } from '../channel-accounts/index.js';
@@ -17,18 +17,20 @@ export const INSERT_NEW = statement(
   returning id, event_key`,
 );
 
-/** Lets the current transaction commit without waiting for its WAL flush. */
-export const ASYNC_COMMIT = statement('interactions_async_commit', `select set_config('synchronous_commit', 'off', true)`);
-
-/** Claims the pending rows among ids `$1` and resolves their accounts and conversations. */
+/**
+ * Locks the pending rows among ids `$1` for the caller's transaction (SKIP LOCKED), resolves their accounts and
+ * conversations, and lets that transaction commit without waiting for its WAL flush, in one round trip.
+ */
 export const CLAIM_BATCH = statement(
   'interactions_inbox_claim_batch',
   `
-with claimed as (
-  update interaction_webhook_inbox
-     set state = 'processed', processed_at = now(), attempts = attempts + 1, last_error = null
-   where id in (select id from interaction_webhook_inbox where id = any($1::bigint[]) and state = 'pending' for update skip locked)
-  returning id, event, platform, account_external_id, external_chat_id
+with async_commit as materialized (
+  select set_config('synchronous_commit', 'off', true)
+), claimed as (
+  select i.id, i.event, i.platform, i.account_external_id, i.external_chat_id
+    from interaction_webhook_inbox i, async_commit
+   where i.id = any($1::bigint[]) and i.state = 'pending'
+     for update of i skip locked
 )
 select i.id, i.event, a.id as account_id, a.entity_id, a.channel_type_code, c.id as conversation_id
   from claimed i
@@ -43,12 +45,12 @@ select i.id, i.event, a.id as account_id, a.entity_id, a.channel_type_code, c.id
   left join conversation c on c.entity_channel_account_id = a.id and c.external_chat_id = i.external_chat_id`,
 );
 
-/** Sets state `$2` and entity `$3` of rows `$1` (arrays of one length). */
+/** Ends the attempt of rows `$1`: state `$2` and entity `$3` (arrays of one length). */
 export const SET_OUTCOMES = statement(
   'interactions_inbox_set_outcomes',
   `
   update interaction_webhook_inbox i
-     set state = x.state, entity_id = x.entity_id
+     set state = x.state, entity_id = x.entity_id, processed_at = now(), attempts = i.attempts + 1, last_error = null
     from unnest($1::bigint[], $2::text[], $3::int[]) as x(id, state, entity_id)
    where i.id = x.id`,
 );

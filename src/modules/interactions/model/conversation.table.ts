@@ -80,5 +80,8 @@ export const conversation = pgTable(
     index('conversation_queue_id_queued_at_idx').on(t.queueId, t.queuedAt, t.entityId, t.assignmentStatus, t.status, t.assignedEmployeeId),
     // 3. Their leads' (also a lead's conversations for the cartera read model's latest interaction).
     index('conversation_lead_id_activity_idx').on(t.leadId, t.entityId, t.lastMessageAt, t.id, t.status, t.assignmentStatus, t.assignedEmployeeId, t.queueId),
+    // A contact's conversations in the order they were opened: whether a new conversation's first message is the
+    // contact's first (inbound intake), without reading the entity's other conversations.
+    index('conversation_contact_id_id_idx').on(t.contactId, t.id),
   ],
 );

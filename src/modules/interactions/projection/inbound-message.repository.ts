@@ -7,7 +7,6 @@
  * messages, sender name, and the status (an inbound message reopens the conversation). The worker batches distinct chats only, so no two messages of one batch touch
  * the same conversation.
  */
-import { and, eq, isNotNull, lt } from 'drizzle-orm';
 import type { Db } from '../../../db/client.js';
 import { runStatementIn } from '../../../db/statement.js';
 import { RECORD_MESSAGES } from './inbound-message.sql.js';
@@ -29,6 +28,14 @@ export interface RecordedMessage {
   ord: number;
   /** Whether the entity has routing queues (routing's first question, answered in the same trip). */
   entityHasQueues: boolean;
+  /** Whether the entity has an active SLA policy (the SLA clocks' first question, answered in the same trip). */
+  entityHasSlaPolicy: boolean;
+  /**
+   * For an inbound message on a conversation without one before: whether the contact already wrote in a
+   * conversation of the entity opened before this one (on any account or number, before or in this batch),
+   * so that `trigger.is_first_message` is the contact's first (SPEC field registry); false otherwise.
+   */
+  contactWroteElsewhere: boolean;
   /** The conversation's last inbound time before this message (null: this is the contact's first). */
   previousLastInboundAt: Date | null;
   /** The conversation's lifecycle status before this message (an inbound one reopens it). */
@@ -43,6 +50,8 @@ interface ResultRow {
   previous_last_inbound_at: Date | null;
   previous_status: ConversationStatus;
   entity_has_queues: boolean;
+  entity_has_sla_policy: boolean;
+  contact_wrote_elsewhere: boolean | null;
   message: Record<string, unknown> | null;
   conversation: Record<string, unknown> | null;
 }
@@ -74,31 +83,11 @@ export async function recordMessages(db: Db, messages: MessageToRecord[]): Promi
   return rows.map((r) => ({
     ord: Number(r.ord),
     entityHasQueues: r.entity_has_queues,
+    entityHasSlaPolicy: r.entity_has_sla_policy,
+    contactWroteElsewhere: r.contact_wrote_elsewhere === true,
     previousLastInboundAt: r.previous_last_inbound_at === null ? null : new Date(r.previous_last_inbound_at),
     previousStatus: r.previous_status,
     message: r.message === null ? null : rowFromJson(message, r.message),
     conversation: r.conversation === null ? null : rowFromJson(conversation, r.conversation),
   }));
-}
-
-/**
- * Whether the contact already wrote in another conversation of the entity (any channel account or
- * number): `trigger.is_first_message` is the first message of the contact, not of the conversation
- * (SPEC field registry). Only conversations opened before this one count, so of two first messages
- * recorded together on two numbers exactly one is the contact's first.
- */
-export async function contactWroteElsewhere(db: Db, entityId: number, contactId: number, conversationId: number): Promise<boolean> {
-  const rows = await db
-    .select({ id: conversation.id })
-    .from(conversation)
-    .where(
-      and(
-        eq(conversation.entityId, entityId),
-        eq(conversation.contactId, contactId),
-        lt(conversation.id, conversationId),
-        isNotNull(conversation.lastInboundAt),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
 }

@@ -8,7 +8,7 @@
 import { sellersOf } from '../../records/index.js';
 import type { CanonicalMessageEvent } from '../model/index.js';
 import type { ChannelAccountRef } from '../channel-accounts/index.js';
-import { contactWroteElsewhere, recordMessages, type RecordedMessage } from './inbound-message.repository.js';
+import { recordMessages, type RecordedMessage } from './inbound-message.repository.js';
 import { openConversations } from './conversation-opening.service.js';
 import type { ConversationRow, MessageRow } from '../conversations/index.js';
 import { routeConversation, type Assignment } from '../routing/index.js';
@@ -54,13 +54,7 @@ async function followMessage(
   const { account, event } = m;
   const { tx: db, events: out } = change;
   // First of the conversation, and the contact never wrote on another number of the entity either.
-  const isFirst =
-    r.previousLastInboundAt === null &&
-    !(
-      event.direction === 'inbound' &&
-      r.conversation.contactId !== null &&
-      (await contactWroteElsewhere(db, account.entityId, r.conversation.contactId, r.conversation.id))
-    );
+  const isFirst = r.previousLastInboundAt === null && !r.contactWroteElsewhere;
   let updated = r.conversation;
   if (created) emitConversationCreated(out, updated);
   emitMessageCreated(out, updated, r.message);
@@ -83,7 +77,7 @@ async function followMessage(
     assignment = routed.assignment;
   }
   // After routing: the policy may be chosen by the conversation's routing queue.
-  updated = await sla.customerWrote(change, updated, r.previousStatus, r.message.occurredAt);
+  updated = await sla.customerWrote(change, updated, r.previousStatus, r.message.occurredAt, { entityHasPolicy: r.entityHasSlaPolicy });
   if (assignment) assignment = { ...assignment, conversation: updated };
   // Logged as routing left it, so the opening and the message count for the agent it was handed to.
   logMessage(change, updated, r.message, created);

@@ -15,7 +15,7 @@ with x as (
     as x(ord, account_id, entity_id, external_chat_id, direction, type, text, content,
          external_message_id, reply_to_external_id, media_id, occurred_at, occurred_at_ms, preview, sender_name)
 ), target as (
-  select x.*, c.id as conversation_id, c.last_inbound_at as previous_last_inbound_at, c.status as previous_status
+  select x.*, c.id as conversation_id, c.contact_id, c.last_inbound_at as previous_last_inbound_at, c.status as previous_status
     from x
     join conversation c on c.entity_channel_account_id = x.account_id and c.external_chat_id = x.external_chat_id
      for update of c
@@ -47,6 +47,13 @@ with x as (
 )
 select t.ord, t.previous_last_inbound_at, t.previous_status,
        exists (select 1 from routing_queue q where q.entity_id = t.entity_id) as entity_has_queues,
+       exists (select 1 from sla_policy p where p.entity_id = t.entity_id and p.is_active) as entity_has_sla_policy,
+       -- A conversation opened before this one in which the contact wrote: before this statement, or in it.
+       (t.direction = 'inbound' and t.previous_last_inbound_at is null and t.contact_id is not null and exists (
+          select 1 from conversation o
+           where o.contact_id = t.contact_id and o.entity_id = t.entity_id and o.id < t.conversation_id
+             and (o.last_inbound_at is not null or exists (select 1 from ins i where i.conversation_id = o.id and i.direction = 'inbound'))
+       )) as contact_wrote_elsewhere,
        row_to_json(ins) as message, row_to_json(upd) as conversation
   from target t
   left join ins on ins.conversation_id = t.conversation_id

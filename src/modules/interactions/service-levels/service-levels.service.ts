@@ -61,8 +61,17 @@ export type SlaCycleListener = (change: ConversationChange, c: SlaConversationRo
 
 /** The clocks, moved inside the caller's change; each answers the conversation row with its new state. */
 export interface SlaClocks {
-  /** A customer's message at `at` on `c` (after routing), which was `previous` before the message. */
-  customerWrote(change: ConversationChange, c: SlaConversationRow, previous: ConversationStatus, at: Date): Promise<SlaConversationRow>;
+  /**
+   * A customer's message at `at` on `c` (after routing), which was `previous` before the message; `known` is
+   * what the caller already read (whether the entity has an active policy), spared a query.
+   */
+  customerWrote(
+    change: ConversationChange,
+    c: SlaConversationRow,
+    previous: ConversationStatus,
+    at: Date,
+    known?: { entityHasPolicy: boolean },
+  ): Promise<SlaConversationRow>;
   /** An agent's outbound message on `c` at `at` (docs/decisions.md "What counts as a response"). */
   agentResponded(change: ConversationChange, c: SlaConversationRow, at: Date): Promise<SlaConversationRow>;
   /** `c` moved from `previous` to its current status at `at`. */
@@ -146,8 +155,8 @@ export function createServiceLevels(deps: {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
 
-  async function snapshotFor(tx: Db, c: SlaConversationRow): Promise<SlaPolicySnapshot | null> {
-    if (!(await repo.hasActivePolicy(tx, c.entityId))) return null;
+  async function snapshotFor(tx: Db, c: SlaConversationRow, entityHasPolicy?: boolean): Promise<SlaPolicySnapshot | null> {
+    if (!(entityHasPolicy ?? (await repo.hasActivePolicy(tx, c.entityId)))) return null;
     const policy = await repo.policyFor(tx, c);
     if (!policy) return null;
     const hours = policy.timeBasis === 'business' ? await repo.scheduleRowFor(tx, c.entityId, c.queueId) : undefined;
@@ -183,9 +192,9 @@ export function createServiceLevels(deps: {
   }
 
   const clocks: SlaClocks = {
-    async customerWrote(change, c, previous, at) {
+    async customerWrote(change, c, previous, at, known) {
       if (c.slaState === null || previous === 'resolved') {
-        const policy = await snapshotFor(change.tx, c);
+        const policy = await snapshotFor(change.tx, c, known?.entityHasPolicy);
         return save(change, c, policy === null ? null : openCycle(policy, at, c.slaState ?? undefined, true));
       }
       return save(change, c, customerWrote(c.slaState, at));

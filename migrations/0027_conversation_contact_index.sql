@@ -1,0 +1,1 @@
+CREATE INDEX "conversation_contact_id_id_idx" ON "conversation" USING btree ("contact_id","id");
