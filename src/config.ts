@@ -136,6 +136,11 @@ export interface Config {
     /** Most events (messages, statuses, changes) one webhook request may carry (`COMMUNICATIONS_WEBHOOK_MAX_EVENTS`, default 1000); more answer 413. */
     webhookMaxEvents: number;
     /**
+     * Batches of inbound events one instance applies at once, each in its own transaction
+     * (`COMMUNICATIONS_INTAKE_CONCURRENCY`, default 2; measured in bench/RESULTS.md, issue 55).
+     */
+    intakeConcurrency: number;
+    /**
      * Addresses (IPs or CIDRs) a communications base URL may resolve to although private or loopback
      * (`COMMUNICATIONS_ALLOWED_ADDRESSES`). Unset: none in production, loopback (127.0.0.0/8, ::1) elsewhere,
      * so that the simulator on 127.0.0.1 works for tests and `npm run demo`.
@@ -289,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
       userWebhookResyncEnabled: read.bool('COMMUNICATIONS_USER_WEBHOOK_RESYNC_ENABLED', false),
       webhookAppSecret: read.string('COMMUNICATIONS_WEBHOOK_APP_SECRET'),
       webhookMaxEvents: read.int('COMMUNICATIONS_WEBHOOK_MAX_EVENTS', 1000, { min: 1, max: 100_000 }),
+      intakeConcurrency: read.int('COMMUNICATIONS_INTAKE_CONCURRENCY', 2, { min: 1, max: 16 }),
       allowedAddresses: read.addressList('COMMUNICATIONS_ALLOWED_ADDRESSES') ?? (nodeEnv === 'production' ? [] : ['127.0.0.0/8', '::1']),
       timeoutMs: read.int('COMMUNICATIONS_TIMEOUT_MS', 10_000, { min: 100 }),
     },

@@ -86,7 +86,7 @@ export async function registerInteractionsModule(
     log,
     sla,
     options: {
-      concurrency: ctx.database.kind === 'postgres' ? 4 : 2,
+      concurrency: ctx.config.communications.intakeConcurrency,
       batchSize: 32,
       maxAttempts: 8,
       retryBaseDelayMs: 1000,
