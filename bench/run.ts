@@ -9,7 +9,7 @@
  * fails an integrity check (every event arrived, ...); its targets are printed, not judged, and RESULTS.md
  * is left alone. `.ci/run` runs it, so a benchmark cannot rot unnoticed.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { BenchSection } from './lib.js';
@@ -93,8 +93,13 @@ const body = sections.flatMap((s) => [
   '',
   ...(s.checks.length > 0 ? ['Targets:', ...s.checks.map((c) => `- ${c.ok ? 'met' : '**not met**'}: ${c.name} (${c.detail})`), ''] : []),
 ]);
+/** What follows this line in RESULTS.md was measured by hand (a change's before and after): a full run keeps it. */
+const KEPT_MARK = '<!-- Kept by `npm run bench`';
 if (only.length === 0) {
-  writeFileSync(new URL('RESULTS.md', import.meta.url), [...header, ...body].join('\n'));
+  const resultsUrl = new URL('RESULTS.md', import.meta.url);
+  const previous = existsSync(resultsUrl) ? readFileSync(resultsUrl, 'utf8') : '';
+  const kept = previous.includes(KEPT_MARK) ? ['', previous.slice(previous.indexOf(KEPT_MARK)).trimEnd()] : [];
+  writeFileSync(resultsUrl, [...header, ...body, ...kept].join('\n') + '\n');
   console.log('\nwrote bench/RESULTS.md');
 } else {
   console.log('\npartial run: bench/RESULTS.md keeps the last full run');
