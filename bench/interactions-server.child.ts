@@ -1,7 +1,8 @@
 /**
  * Child process of interactions.bench.ts: the service alone in its own process (as in production), so
  * the load generator and the measuring Socket.IO client of the parent do not share its event loop.
- * Prints one JSON line `{ baseUrl, token, kind }` when ready and stops on SIGTERM. Several instances
+ * Serves `/bench/select`, the raw primary-key route the webhook's targets are ratios of. Prints one JSON line
+ * `{ baseUrl, token, kind }` when ready and stops on SIGTERM. Several instances
  * (scale-out.bench.ts) share `BENCH_SHARED_DATABASE_URL` and Redis at `BENCH_REDIS_URL`.
  */
 import { startServer } from './lib.js';
@@ -11,12 +12,22 @@ import { claimsFor } from '../src/modules/auth/auth.service.js';
 
 export const BENCH_PHONE_NUMBER_ID = 'BENCH-PNID';
 
-const server = await startServer({
-  LOG_LEVEL: 'warn',
-  ...(process.env.BENCH_SHARED_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_SHARED_DATABASE_URL } : {}),
-  REDIS_URL: process.env.BENCH_REDIS_URL,
-  REALTIME_RECOVERY_SECONDS: process.env.REALTIME_RECOVERY_SECONDS,
-});
+const server = await startServer(
+  {
+    LOG_LEVEL: 'warn',
+    ...(process.env.BENCH_SHARED_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_SHARED_DATABASE_URL } : {}),
+    REDIS_URL: process.env.BENCH_REDIS_URL,
+    REALTIME_RECOVERY_SECONDS: process.env.REALTIME_RECOVERY_SECONDS,
+  },
+  // The floor the webhook is measured against (issue 55), as in foundation-server.child.ts: one raw
+  // primary-key SELECT, a named prepared statement, no authentication. Benchmark-only, never in the product.
+  (app, database) => {
+    app.get('/bench/select', { config: { auth: 'none' as const }, schema: { hide: true } }, async () => {
+      const [row] = await database.preparedQuery('bench_select_user', 'select id, email, name from app_user where id = $1', [1]);
+      return row;
+    });
+  },
+);
 const db = server.database.db;
 const dir = createDirectoryService(db);
 const entity = await dir.ensureEntity({ name: 'Bench' });

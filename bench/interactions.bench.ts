@@ -10,7 +10,7 @@
  */
 import { Agent, request } from 'node:http';
 import { io } from 'socket.io-client';
-import { openLoad, percentile as pct, SMOKE, startServiceProcess, type BenchSection } from './lib.js';
+import { measure, openLoad, percentile as pct, SMOKE, startServiceProcess, type BenchSection } from './lib.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
 
 const PNID = 'BENCH-PNID';
@@ -103,13 +103,16 @@ export async function run(): Promise<BenchSection> {
     await runAtRate(server, token, 250, SMOKE ? 1 : 4, 'warmup', '50256');
     const main = await runAtRate(server, token, 500, seconds, 'main');
     const probes: RunStats[] = [];
-    for (const rate of process.env.BENCH_NO_PROBES ? [] : [750, 1000, 1500, 2000]) {
+    for (const rate of process.env.BENCH_NO_PROBES ? [] : [750, 1000, 1500, 2000, 2500, 3000]) {
       const r = await runAtRate(server, token, rate, 5, `probe${rate}`);
       probes.push(r);
       if (r.achievedRate < rate * 0.95 || !(r.socketP99 < 1000) || r.lost > 0) break;
     }
     const sustainable = [main, ...probes].filter((r) => r.achievedRate >= r.targetRate * 0.95 && r.socketP99 < 1000 && r.lost === 0).map((r) => r.targetRate);
     const max = sustainable.length > 0 ? Math.max(...sustainable) : 0;
+    // The floor, in the same run (issue 55): the raw primary-key route's throughput and p99 on this instance.
+    const raw = await measure({ title: 'raw primary-key SELECT', url: `${server.baseUrl}/bench/select`, connections: 50, warmupSeconds: 2 });
+    const half = max > 0 && !process.env.BENCH_NO_PROBES ? await runAtRate(server, token, Math.round(max / 2), 5, 'half') : undefined;
     const row = (r: RunStats) =>
       `| ${r.targetRate} | ${r.achievedRate.toFixed(0)} | ${r.acceptP50.toFixed(1)} | ${r.acceptP99.toFixed(1)} | ${r.socketP50.toFixed(1)} | ${r.socketP99.toFixed(1)} | ${r.lost} | ${r.non200} |`;
     const markdown = [
@@ -121,6 +124,10 @@ export async function run(): Promise<BenchSection> {
       ...probes.map(row),
       '',
       `Sustainable maximum measured: ${max} events/s (achieved ≥ 95% of target, every event reached the socket, socket p99 < 1 s).`,
+      '',
+      `Raw primary-key SELECT route on the same instance (50 connections): ${raw.requestsPerSecond.toFixed(0)} req/s, p99 ${raw.p99Ms.toFixed(1)} ms.` +
+        ` Sustainable webhook rate ${((max / raw.requestsPerSecond) * 100).toFixed(0)}% of its req/s` +
+        (half ? `; at half that rate (${half.targetRate} ev/s) webhook→socket p99 ${half.socketP99.toFixed(1)} ms, ${(half.socketP99 / raw.p99Ms).toFixed(1)}× its p99.` : '.'),
     ].join('\n');
     return {
       title: 'Inbound webhook (interactions)',
@@ -128,6 +135,20 @@ export async function run(): Promise<BenchSection> {
       checks: [
         { name: 'webhook acceptance p99 < 25 ms at 500 ev/s', ok: main.acceptP99 < 25, detail: `${main.acceptP99.toFixed(1)} ms` },
         { name: 'webhook-to-socket p99 < 200 ms at 500 ev/s', ok: main.socketP99 < 200, detail: `${main.socketP99.toFixed(1)} ms` },
+        {
+          name: 'sustainable webhook rate ≥ 40% of the raw primary-key route req/s',
+          ok: max >= 0.4 * raw.requestsPerSecond,
+          detail: `${max} ev/s, ${((max / raw.requestsPerSecond) * 100).toFixed(0)}% of ${raw.requestsPerSecond.toFixed(0)}`,
+        },
+        ...(half
+          ? [
+              {
+                name: 'webhook-to-socket p99 at half the sustainable rate ≤ 4× the raw route p99',
+                ok: half.socketP99 <= 4 * raw.p99Ms && half.lost === 0,
+                detail: `${half.socketP99.toFixed(1)} ms at ${half.targetRate} ev/s, ${(half.socketP99 / raw.p99Ms).toFixed(1)}× ${raw.p99Ms.toFixed(1)} ms`,
+              },
+            ]
+          : []),
         {
           name: 'every accepted event reached the socket',
           integrity: true,
