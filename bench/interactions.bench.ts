@@ -127,7 +127,9 @@ export async function run(): Promise<BenchSection> {
       '',
       `Raw primary-key SELECT route on the same instance (50 connections): ${raw.requestsPerSecond.toFixed(0)} req/s, p99 ${raw.p99Ms.toFixed(1)} ms.` +
         ` Sustainable webhook rate ${((max / raw.requestsPerSecond) * 100).toFixed(0)}% of its req/s` +
-        (half ? `; at half that rate (${half.targetRate} ev/s) webhook→socket p99 ${half.socketP99.toFixed(1)} ms, ${(half.socketP99 / raw.p99Ms).toFixed(1)}× its p99.` : '.'),
+        (half
+          ? `; at half that rate (${half.targetRate} ev/s) webhook→socket p99 ${half.socketP99.toFixed(1)} ms, ${(half.socketP99 / raw.p99Ms).toFixed(1)}× its p99.`
+          : '.'),
     ].join('\n');
     return {
       title: 'Inbound webhook (interactions)',
