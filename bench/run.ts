@@ -47,6 +47,7 @@ const files = readdirSync(dir)
   .sort((a, b) => (a === 'foundation.bench.ts' ? -1 : b === 'foundation.bench.ts' ? 1 : a.localeCompare(b)))
   .filter((f) => only.length === 0 || only.includes(f.replace('.bench.ts', '')));
 
+// Imported after the smoke scale is set: lib.ts (and every section) reads BENCH_SMOKE when it loads.
 const { takeMeasurementProblems } = await import('./lib.js');
 const sections: BenchSection[] = [];
 /** Per section, what makes the smoke run fail: an error, nothing measured, a broken integrity check. */

@@ -50,18 +50,11 @@ export function changeConversations<T>(db: Db, work: (change: ConversationChange
   return transaction(db, (unit) => work(withConversationLog(unit)), publishers);
 }
 
-/** `unit` with a conversation event log flushed by its own `beforeCommit`. */
+/** `unit` with a conversation event log, written by the unit's `beforeCommit` (nothing when it logged nothing). */
 function withConversationLog(unit: PublishingUnitOfWork): ConversationChange {
   const buffer: ConversationEventInput[] = [];
-  let scheduled = false;
-  const log: ConversationEventLog = {
-    record(event) {
-      if (!scheduled) unit.beforeCommit(() => appendEvents(unit.tx, buffer.splice(0)));
-      scheduled = true;
-      buffer.push(event);
-    },
-  };
-  return { tx: unit.tx, events: unit.events, afterCommit: unit.afterCommit, beforeCommit: unit.beforeCommit, log };
+  unit.beforeCommit(() => appendEvents(unit.tx, buffer));
+  return { ...unit, log: { record: (event) => void buffer.push(event) } };
 }
 
 async function appendEvents(tx: Db, events: ConversationEventInput[]): Promise<void> {

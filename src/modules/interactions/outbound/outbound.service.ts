@@ -399,9 +399,10 @@ export function createOutboundService(deps: {
       if (!sending) return;
       const last = await repo.latestInbound(db, entityId, conversationId);
       if (!last) return;
-      if (!viaCommunications(platformOf(sending.account.channelTypeCode))) {
+      const platform = platformOf(sending.account.channelTypeCode);
+      if (!viaCommunications(platform)) {
         // The visitor's sockets hear it now; there is no platform receipt to queue.
-        deps.direct?.[platformOf(sending.account.channelTypeCode)]?.read({
+        deps.direct?.[platform]?.read({
           externalAccountId: sending.account.externalAccountId,
           externalChatId: sending.conversation.externalChatId,
           upTo: last,
