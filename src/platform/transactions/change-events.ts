@@ -7,7 +7,7 @@
  * typed: a realtime event is one of `ServerToClientEvents` with its payload, a domain event one of
  * `DomainEventMap`.
  */
-import type { UnitOfWork } from './transaction.js';
+import type { UnitOfWork } from './unit-of-work.js';
 import type { DomainEventMap } from '../events/domain-events.js';
 import type { RealtimeEmitter, RealtimeTarget, ServerEventName, ServerEventPayload, VisitorEventName, VisitorEventPayload } from '../realtime/events.js';
 

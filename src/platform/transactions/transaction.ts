@@ -10,22 +10,9 @@
  */
 import type { Db } from '../../db/client.js';
 import { ChangeEvents, type Publishers } from './change-events.js';
+import type { Effect, UnitOfWork } from './unit-of-work.js';
 
-type Effect = () => void | Promise<void>;
-
-/** One change in progress: its transaction and what runs around its commit. */
-export interface UnitOfWork {
-  /** The transaction: every statement of the change runs on it. */
-  readonly tx: Db;
-  /** Runs `effect` after the commit, in the order registered; never when the change rolls back. */
-  readonly afterCommit: (effect: Effect) => void;
-  /**
-   * Runs `write` inside the transaction once the work is done and just before the commit (before the
-   * durable consumers' jobs): a change that buffers rows writes them in one statement. A failing `write`
-   * rolls the whole change back. A write may register another; each runs once, in order.
-   */
-  readonly beforeCommit: (write: Effect) => void;
-}
+export type { UnitOfWork } from './unit-of-work.js';
 
 /** A unit of work that publishes: `events` collects its socket and domain events, sent once it commits. */
 export interface PublishingUnitOfWork extends UnitOfWork {
