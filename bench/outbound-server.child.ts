@@ -1,7 +1,8 @@
 /**
  * Child process of outbound.bench.ts: the service alone in its own process, sending through the
  * communications simulator of the parent (COMMUNICATIONS_BASE_URL / COMMUNICATIONS_API_KEY in the
- * environment). Prints `{ baseUrl, token, kind }` when ready and stops on SIGTERM.
+ * environment). Prints `{ baseUrl, token, kind }` when ready and stops on SIGTERM. Two instances share
+ * `BENCH_SHARED_DATABASE_URL` in the crash run; each one's token is valid on both (one database, one secret).
  *
  * The agent answers every conversation of the entity as a team's agents do when their role holds
  * `conversations.view_all` and `conversations.reply_any` (docs/api/interactions.md, "Visibility"; migration
@@ -18,6 +19,10 @@ const server = await startServer({
   COMMUNICATIONS_BASE_URL: process.env.COMMUNICATIONS_BASE_URL,
   COMMUNICATIONS_API_KEY: process.env.COMMUNICATIONS_API_KEY,
   DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE,
+  // The crash run (outbound.bench.ts): two instances on one database, attempts of a killed one retaken soon.
+  ...(process.env.BENCH_SHARED_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_SHARED_DATABASE_URL } : {}),
+  QUEUE_MAINTENANCE_INTERVAL_SECONDS: process.env.QUEUE_MAINTENANCE_INTERVAL_SECONDS,
+  COMMUNICATIONS_TIMEOUT_MS: process.env.COMMUNICATIONS_TIMEOUT_MS,
 });
 const db = server.database.db;
 const dir = createDirectoryService(db);

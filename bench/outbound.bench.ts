@@ -4,7 +4,8 @@
  * communications simulator in this process, after 3 s (BENCH_OUTBOUND_WARMUP_SECONDS) of the same load that
  * is not counted. Reports the API's answer latency (202, message stored and queued), send-to-provider latency (API request sent until the simulator received the message) and duplicates at
  * the simulator (messages delivered more than once), next to the auth-only baseline measured in the same
- * run. The service runs in its own process.
+ * run. The service runs in its own process. On PostgreSQL a crash run follows (`crashRun`): two instances, the
+ * sending one killed with SIGKILL halfway through BENCH_OUTBOUND_CRASH_SECONDS (default 10) of the same rate.
  *
  * A send answered other than 202 fails the section (issue 55: a benchmark agent without the right to answer
  * had every send refused with 404 and timed the refusals): the answers are listed by status and code, and
@@ -12,18 +13,22 @@
  * see its 100 conversations, which then sends nothing.
  */
 import { Agent, request } from 'node:http';
-import { measure, openLoad, percentile as pct, startServiceProcess, table, type BenchSection } from './lib.js';
+import { measure, openLoad, percentile as pct, SMOKE, startServiceProcess, table, throwawayDatabase, type BenchSection } from './lib.js';
 import { startProviderSimulator } from '../sim/communications/provider.js';
 import { whatsAppMessage } from '../sim/communications/payloads.js';
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const API_KEY = 'bench-communications-key';
 
-function send(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+function send(url: string, token: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const req = request(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
@@ -76,10 +81,141 @@ async function paced(rate: number, count: number, nth: (i: number) => { url: str
   return { api, requestedAt, non202, refused, accepted: count - non202, achieved: achievedRate };
 }
 
+/**
+ * 100 customers write first (the service window is open), then the agent lists its inbox (docs/api/interactions.md,
+ * "Visibility"): the ids of the 100 conversations it answers, or why the benchmark cannot measure sends.
+ */
+async function openConversations(baseUrl: string, token: string): Promise<number[] | string> {
+  const chats = Array.from({ length: 100 }, (_, i) => `5025577${String(i).padStart(4, '0')}`);
+  for (const from of chats) {
+    const res = await fetch(`${baseUrl}/api/interactions/webhooks/communications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'BENCH-OUT' }, { from, text: 'hola' })),
+    });
+    if (!res.ok) return `the webhook answered ${res.status} to the customer ${from}: ${await res.text()}`;
+  }
+  let conversations: number[] = [];
+  for (let i = 0; i < 100 && conversations.length < chats.length; i++) {
+    const listed = await fetch(`${baseUrl}/api/interactions/conversations?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+    if (!listed.ok) return `the agent's GET /api/interactions/conversations answered ${listed.status}: ${await listed.text()}`;
+    conversations = ((await listed.json()) as { data: { id: number }[] }).data.map((c) => c.id);
+    if (conversations.length < chats.length) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (conversations.length < chats.length)
+    return `the agent sees ${conversations.length} of the ${chats.length} conversations its customers opened (after 10 s); a send to one it does not see answers 404`;
+  return conversations;
+}
+
+type Ready = { baseUrl: string; token: string; kind: string };
+type Simulator = Awaited<ReturnType<typeof startProviderSimulator>>;
+
+/**
+ * The crash run (issue 55): two instances on one PostgreSQL database, sends posted to A at `rate`/s for
+ * `seconds`, each with its own `Idempotency-Key`, and A killed with SIGKILL halfway. A send A did not answer
+ * is posted again to B with the same key, as a client does after a lost connection. A's claimed attempts are
+ * retaken by B once they expire (COMMUNICATIONS_TIMEOUT_MS 2 s gives a 10 s expiry; the queue's maintenance
+ * every 2 s). Every send must be delivered exactly once: counted by text at the simulator, whose own
+ * idempotency answers a repeated key with `replay` (a send A made but had not recorded).
+ */
+async function crashRun(sim: Simulator, rate: number, seconds: number): Promise<Pick<BenchSection, 'markdown' | 'checks'>> {
+  const db = await throwawayDatabase('bench_out_crash');
+  const child = new URL('./outbound-server.child.ts', import.meta.url);
+  const env = {
+    COMMUNICATIONS_BASE_URL: sim.url,
+    COMMUNICATIONS_API_KEY: API_KEY,
+    BENCH_SHARED_DATABASE_URL: db.url,
+    QUEUE_MAINTENANCE_INTERVAL_SECONDS: '2',
+    COMMUNICATIONS_TIMEOUT_MS: '2000',
+  };
+  // One after the other: the first migrates the shared database.
+  const a = await startServiceProcess<Ready>(child, env);
+  const b = await startServiceProcess<Ready>(child, env);
+  const name = 'SIGKILL of the sending instance: every send delivered exactly once';
+  try {
+    const { token } = a.ready;
+    const opened = await openConversations(a.ready.baseUrl, token);
+    if (typeof opened === 'string') return { markdown: `Crash run not measured: ${opened}.`, checks: [{ name, integrity: true, ok: false, detail: opened }] };
+    sim.reset();
+    const total = rate * seconds;
+    const urlOf = (baseUrl: string, i: number) => `${baseUrl}/api/interactions/conversations/${opened[i % opened.length]}/messages/text`;
+    let target = a.ready.baseUrl;
+    const started = performance.now();
+    let killedAfterMs = 0;
+    const kill = setTimeout(
+      () => {
+        process.kill(a.pid, 'SIGKILL');
+        killedAfterMs = performance.now() - started;
+        target = b.ready.baseUrl;
+      },
+      (seconds * 1000) / 2,
+    );
+    const refused = new Map<string, number>();
+    const api: number[] = [];
+    let resent = 0;
+    let non202 = 0;
+    await openLoad(rate, total, async (i) => {
+      const body = JSON.stringify({ body: `crash run ${i}` });
+      const headers = { 'idempotency-key': `bench-crash-${i}` };
+      const t0 = performance.now();
+      let r = await send(urlOf(target, i), token, body, headers);
+      for (let again = 0; r.status === 0 && again < 3; again++) {
+        resent++;
+        r = await send(urlOf(b.ready.baseUrl, i), token, body, headers);
+      }
+      api.push(performance.now() - t0);
+      if (r.status !== 202) {
+        non202++;
+        refused.set(refusal(r), (refused.get(refusal(r)) ?? 0) + 1);
+      }
+    });
+    clearTimeout(kill);
+    const loadEnded = performance.now();
+    await sim.waitForDeliveries(total, 90_000).catch(() => undefined);
+    const allDeliveredAfterMs = performance.now() - loadEnded;
+    const seen = new Map<string, number>();
+    for (const d of sim.deliveries) {
+      const text = (d.body.text as { body: string }).body;
+      seen.set(text, (seen.get(text) ?? 0) + 1);
+    }
+    const duplicates = [...seen.values()].filter((n) => n > 1).length;
+    const lost = total - seen.size;
+    const replays = sim.calls.filter((c) => c.outcome === 'replay').length;
+    const markdown = [
+      `Crash run: two instances on one database; ${seconds} s at ${rate} sends/s posted to A, A killed with SIGKILL after ${(killedAfterMs / 1000).toFixed(1)} s, the rest posted to B; a send A left unanswered posted again to B with its Idempotency-Key.`,
+      '',
+      '| sends | resent after the kill | non-202 | API p99 ms | delivered | lost | duplicated | provider replays | last delivery after the load, s |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${total} | ${resent} | ${non202} | ${pct(api, 99).toFixed(1)} | ${seen.size} | ${lost} | ${duplicates} | ${replays} | ${(allDeliveredAfterMs / 1000).toFixed(1)} |`,
+    ].join('\n');
+    const ok = lost === 0 && duplicates === 0 && non202 === 0 && killedAfterMs > 0;
+    const detail = `delivered ${seen.size}/${total}, duplicated ${duplicates}, non-202 ${non202}${non202 > 0 ? ` (${refusals(refused)})` : ''}, ${resent} resent to B`;
+    return { markdown, checks: [{ name, integrity: true, ok, detail }] };
+  } finally {
+    await a.stop();
+    await b.stop();
+    await db.drop();
+  }
+}
+
 const TITLE = 'Outbound sending (conversations out)';
 
 export async function run(): Promise<BenchSection> {
   const sim = await startProviderSimulator({ apiKey: API_KEY });
+  try {
+    const single = await oneInstance(sim);
+    if (!process.env.DATABASE_URL)
+      return { ...single, markdown: `${single.markdown}\n\nCrash run: not run (two instances need one PostgreSQL database: set DATABASE_URL).` };
+    const rate = Number(process.env.BENCH_OUTBOUND_RATE ?? 400);
+    const crash = await crashRun(sim, rate, Number(process.env.BENCH_OUTBOUND_CRASH_SECONDS ?? (SMOKE ? 2 : 10)));
+    return { title: TITLE, markdown: `${single.markdown}\n\n${crash.markdown}`, checks: [...single.checks, ...crash.checks] };
+  } finally {
+    await sim.close();
+  }
+}
+
+/** Sends at the target rate through one instance, beside its auth-only baseline. */
+async function oneInstance(sim: Simulator): Promise<BenchSection> {
   const service = await startServiceProcess<{ baseUrl: string; token: string; kind: string }>(new URL('./outbound-server.child.ts', import.meta.url), {
     COMMUNICATIONS_BASE_URL: sim.url,
     COMMUNICATIONS_API_KEY: API_KEY,
@@ -92,29 +228,9 @@ export async function run(): Promise<BenchSection> {
       markdown: `Database: ${kind}. **Not measured**: ${detail}.`,
       checks: [{ name: 'the benchmark agent answers its 100 conversations', integrity: true, ok: false, detail }],
     });
-    // 100 customers write first (the service window is open), then agents answer them.
-    const chats = Array.from({ length: 100 }, (_, i) => `5025577${String(i).padStart(4, '0')}`);
-    for (const from of chats) {
-      const res = await fetch(`${baseUrl}/api/interactions/webhooks/communications`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(whatsAppMessage({ phoneNumberId: 'BENCH-OUT' }, { from, text: 'hola' })),
-      });
-      if (!res.ok) return notMeasured(`the webhook answered ${res.status} to the customer ${from}: ${await res.text()}`);
-    }
-    // The agent's inbox: the conversations it sees (docs/api/interactions.md, "Visibility").
-    let conversations: number[] = [];
-    for (let i = 0; i < 100 && conversations.length < chats.length; i++) {
-      const listed = await fetch(`${baseUrl}/api/interactions/conversations?limit=100`, { headers: { authorization: `Bearer ${token}` } });
-      if (!listed.ok) return notMeasured(`the agent's GET /api/interactions/conversations answered ${listed.status}: ${await listed.text()}`);
-      conversations = ((await listed.json()) as { data: { id: number }[] }).data.map((c) => c.id);
-      if (conversations.length < chats.length) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (conversations.length < chats.length) {
-      return notMeasured(
-        `the agent sees ${conversations.length} of the ${chats.length} conversations its customers opened (after 10 s); a send to one it does not see answers 404`,
-      );
-    }
+    const opened = await openConversations(baseUrl, token);
+    if (typeof opened === 'string') return notMeasured(opened);
+    const conversations = opened;
 
     const baseline = await measure({
       title: 'GET /api/permissions/me (auth-only baseline)',
@@ -205,6 +321,5 @@ export async function run(): Promise<BenchSection> {
     };
   } finally {
     await service.stop();
-    await sim.close();
   }
 }
