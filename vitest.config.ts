@@ -40,6 +40,7 @@ const processFiles = [
   'test/modules/interactions/send-crash.test.ts',
   'test/platform/concurrent-start.test.ts',
   'test/modules/interactions/web-widget.browser.test.ts',
+  'test/modules/interactions/web-widget-customer.browser.test.ts',
   'test/modules/workflows/crash-recovery.test.ts',
   'test/platform/multi-instance.test.ts',
   'test/platform/multi-instance-sla.test.ts',

@@ -1,80 +1,47 @@
 /**
- * The website chat widget (issue 32): one `<script src="…/widget.js" data-website-token="…" async>` tag.
- * Plain TypeScript, bundled by esbuild with socket.io-client. Everything lives in a shadow root; styles are
- * a constructed style sheet (never an inline `<style>` or `style` attribute, which a site's CSP may refuse);
+ * The website chat widget (issues 32 and 48): one `<script src="…/widget.js" data-website-token="…" async>` tag.
+ * Plain TypeScript, bundled by esbuild with socket.io-client. Everything lives in a shadow root; styles are a
+ * constructed style sheet (never an inline `<style>` or `style` attribute, which a site's CSP may refuse);
  * every text a person wrote is set with `textContent`, never parsed as HTML.
+ *
+ * Accessible (WCAG 2.2 AA): the launcher comes first in the tab order and tells whether the chat is open; the
+ * panel is a labelled dialog that takes focus on open and gives it back on close (Escape closes); fields have
+ * labels; new messages are announced politely (a `log`); errors are alerts. Under 480 px the panel takes the
+ * screen. Words in Spanish or English (i18n.ts); messages never lost (session.ts, outbox.ts).
  */
 import { io, type Socket } from 'socket.io-client';
+import { ApiError, createApi, putWithProgress } from './api.js';
+import { languageOf, problemText, textsFor } from './i18n.js';
+import { createOutbox, type Outgoing } from './outbox.js';
+import { createVisitorSession, type Identity, type WidgetConfig } from './session.js';
+import { accessibleColor, CSS } from './styles.js';
 
-interface WidgetConfig {
-  display_name: string;
-  greeting_text: string | null;
-  away_text: string | null;
-  business_hours_text: string | null;
-  prechat_fields: Record<'name' | 'email' | 'phone', 'off' | 'optional' | 'required'>;
-  appearance: { color: string; position: 'right' | 'left' };
-  max_text_length: number;
-}
 interface VisitorMessage {
   id: number;
   author: 'visitor' | 'agent';
   type: string;
   text: string | null;
   media: { url: string; kind: string; filename: string | null } | null;
+  status: string | null;
   occurred_at: string;
-}
-interface Session {
-  visitor_token: string;
-  expires_in: number;
-  conversation_id: number | null;
-  widget: WidgetConfig;
 }
 
 const script = document.currentScript as HTMLScriptElement | null;
 const websiteToken = script?.dataset.websiteToken ?? '';
 const base = script ? new URL(script.src, location.href).origin : location.origin;
-const api = `${base}/api/widget/${encodeURIComponent(websiteToken)}`;
 const storageKey = `crm-widget:${websiteToken}`;
+const lang = languageOf(script?.dataset.lang);
+const t = textsFor(lang);
 /**
  * A site that logs its customers in adds `data-identifier`, `data-identity-timestamp` (Unix seconds) and
  * `data-identity-signature` (hex HMAC-SHA256 of `<timestamp>.<identifier>` with the account's identity secret,
  * computed on its server at each page load): the visitor is then that customer on every device, and resumes by
  * signing again rather than with a stored token.
  */
-const identity =
+const identity: Identity | undefined =
   script?.dataset.identifier && script.dataset.identitySignature && script.dataset.identityTimestamp
     ? { identifier: script.dataset.identifier, timestamp: Number(script.dataset.identityTimestamp), signature: script.dataset.identitySignature }
     : undefined;
-
-const CSS = `
-:host { all: initial; }
-.root { position: fixed; bottom: 20px; z-index: 2147483000; font: 14px/1.4 system-ui, sans-serif; color: #1d2129; display: flex; flex-direction: column; }
-.root.right { right: 20px; align-items: flex-end; } .root.left { left: 20px; align-items: flex-start; }
-svg { width: 26px; height: 26px; fill: currentColor; display: block; margin: auto; }
-.launcher { width: 56px; height: 56px; border-radius: 50%; border: 0; color: #fff; cursor: pointer; box-shadow: 0 4px 12px rgba(0,0,0,.25); }
-.panel { display: none; flex-direction: column; width: 340px; height: 480px; max-height: calc(100vh - 100px); margin-bottom: 12px; background: #fff; border-radius: 12px; box-shadow: 0 8px 28px rgba(0,0,0,.25); overflow: hidden; }
-.open .panel { display: flex; }
-.header { padding: 12px 16px; color: #fff; }
-.header .title { font-weight: 600; font-size: 16px; }
-.header .hours { font-size: 12px; opacity: .9; }
-.body { flex: 1; overflow-y: auto; padding: 12px; background: #f5f6f8; display: flex; flex-direction: column; gap: 6px; }
-.msg { max-width: 80%; padding: 8px 10px; border-radius: 10px; white-space: pre-wrap; word-wrap: break-word; }
-.msg.agent, .msg.note { align-self: flex-start; background: #fff; border: 1px solid #e3e5e8; }
-.msg.note { color: #555; font-style: italic; }
-.msg.visitor { align-self: flex-end; color: #fff; }
-.msg img { max-width: 100%; border-radius: 6px; display: block; }
-.msg a { color: inherit; }
-.typing { font-size: 12px; color: #666; min-height: 16px; padding: 0 12px; background: #f5f6f8; }
-form { display: flex; gap: 6px; padding: 8px; border-top: 1px solid #e3e5e8; }
-form.prechat { flex-direction: column; padding: 12px; border: 0; }
-input, textarea { font: inherit; padding: 8px; border: 1px solid #ccd0d5; border-radius: 8px; }
-textarea { flex: 1; resize: none; height: 38px; }
-button.send, button.start { border: 0; border-radius: 8px; color: #fff; padding: 0 14px; cursor: pointer; font: inherit; }
-button.start { padding: 10px; }
-button.attach { border: 0; background: none; cursor: pointer; color: #555; padding: 0; }
-button.attach svg { width: 20px; height: 20px; }
-.error { color: #b3261e; font-size: 12px; padding: 0 12px; }
-`;
 
 /** Icons as SVG paths (Material Design): chat, close, attach. */
 const ICONS = {
@@ -88,6 +55,7 @@ function icon(name: keyof typeof ICONS): SVGSVGElement {
   const svg = document.createElementNS(ns, 'svg');
   svg.setAttribute('viewBox', '0 0 24 24');
   svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
   const path = document.createElementNS(ns, 'path');
   path.setAttribute('d', ICONS[name]);
   svg.append(path);
@@ -101,21 +69,13 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, t
   return e;
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown, token?: string): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${api}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), mode: 'cors' });
-  if (!res.ok) {
-    const problem = (await res.json().catch(() => ({}))) as { code?: string };
-    throw Object.assign(new Error(problem.code ?? `HTTP ${res.status}`), { status: res.status, code: problem.code });
-  }
-  return (res.status === 204 ? null : await res.json()) as T;
-}
+const clock = new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit' });
 
 async function start(): Promise<void> {
   if (!websiteToken) return;
+  const call = createApi(base, websiteToken);
   const config = await call<WidgetConfig>('GET', '/config');
+  const color = accessibleColor(config.appearance.color);
   const host = el('div');
   host.id = 'crm-website-chat';
   document.body.appendChild(host);
@@ -123,151 +83,238 @@ async function start(): Promise<void> {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(CSS);
   shadow.adoptedStyleSheets = [sheet];
-  const color = config.appearance.color;
+
+  // The launcher first in the tab order; the panel shows above it (column-reverse).
   const root = el('div', `root ${config.appearance.position}`);
+  const launcher = el('button', 'launcher');
+  launcher.type = 'button';
+  launcher.setAttribute('aria-controls', 'crm-chat-panel');
+  const badge = el('span', 'badge');
+  badge.hidden = true;
+  badge.setAttribute('aria-hidden', 'true');
   const panel = el('div', 'panel');
+  panel.id = 'crm-chat-panel';
+  panel.setAttribute('role', 'dialog');
+  panel.setAttribute('aria-labelledby', 'crm-chat-title');
   const header = el('div', 'header');
-  header.append(el('div', 'title', config.display_name));
+  const titles = el('div', 'titles');
+  const title = el('h2', undefined, config.display_name);
+  title.id = 'crm-chat-title';
+  titles.append(title);
   const hours = [config.business_hours_text, config.away_text].filter(Boolean).join(' · ');
-  if (hours) header.append(el('div', 'hours', hours));
+  if (hours) titles.append(el('div', 'hours', hours));
+  const close = el('button');
+  close.type = 'button';
+  close.setAttribute('aria-label', t.closeChat);
+  close.append(icon('close'));
+  header.append(titles, close);
   const body = el('div', 'body');
+  body.setAttribute('role', 'log');
+  body.setAttribute('aria-label', t.messages);
+  body.tabIndex = 0;
   const typing = el('div', 'typing');
   const error = el('div', 'error');
-  const launcher = el('button', 'launcher');
-  launcher.append(icon('chat'));
-  launcher.setAttribute('aria-label', 'Chat with us');
+  error.setAttribute('role', 'alert');
   for (const e of [header, launcher]) e.style.background = color;
   panel.append(header, body, typing, error);
-  root.append(panel, launcher);
+  root.append(launcher, panel);
   shadow.append(root);
 
-  let session: Session | undefined;
   let socket: Socket | undefined;
   let lastAgentId = 0;
+  let unread = 0;
+  const pageTitle = document.title;
   const shown = new Set<number>();
+  const bubbles = new Map<string, HTMLElement>();
   const isOpen = () => root.classList.contains('open');
+  const paintLauncher = () => {
+    launcher.replaceChildren(icon(isOpen() ? 'close' : 'chat'), badge);
+    launcher.setAttribute('aria-expanded', String(isOpen()));
+    launcher.setAttribute('aria-label', isOpen() ? t.closeChat : unread > 0 ? `${t.openChat}, ${t.unread(unread)}` : t.openChat);
+    badge.hidden = unread === 0;
+    badge.textContent = String(unread);
+    document.title = unread > 0 ? `${t.titleCue(unread)} · ${pageTitle}` : pageTitle;
+  };
+  const toNewest = () => requestAnimationFrame(() => (body.scrollTop = body.scrollHeight));
+  const showError = (text: string): void => {
+    error.textContent = text;
+  };
 
-  const show = (m: { author: VisitorMessage['author'] | 'note'; text: string | null; media: VisitorMessage['media']; id?: number }) => {
-    if (m.id !== undefined) {
-      if (shown.has(m.id)) return;
-      shown.add(m.id);
+  const session = createVisitorSession(call, storageKey, identity, (token) => {
+    if (socket) socket.auth = { website_token: websiteToken, token };
+  });
+
+  /** A message in the log: author (agents by the website's name), content, time and, the visitor's, its state. */
+  const bubbleOf = (author: 'visitor' | 'agent' | 'note', at: Date | null, fill: (bubble: HTMLElement) => void): HTMLElement => {
+    const bubble = el('p', `msg ${author}`);
+    if (author === 'visitor') bubble.style.background = color;
+    bubble.append(el('span', author === 'agent' ? 'who' : 'sr', author === 'agent' ? config.display_name : author === 'visitor' ? t.you : ''));
+    fill(bubble);
+    const meta = el('span', 'meta');
+    if (at) {
+      const time = el('time', undefined, clock.format(at));
+      time.dateTime = at.toISOString();
+      meta.append(time);
     }
-    const bubble = el('div', `msg ${m.author}`);
-    if (m.author === 'visitor') bubble.style.background = color;
-    if (m.media?.kind === 'image') {
+    bubble.append(meta);
+    body.append(bubble);
+    return bubble;
+  };
+  const fillMedia = (bubble: HTMLElement, media: VisitorMessage['media'], text: string | null) => {
+    if (media?.kind === 'image') {
       const img = el('img');
-      img.src = m.media.url;
-      img.alt = m.media.filename ?? 'image';
+      img.src = media.url;
+      img.alt = media.filename ?? t.image;
       bubble.append(img);
-    } else if (m.media) {
-      const a = el('a', undefined, m.media.filename ?? 'document');
-      a.href = m.media.url;
+    } else if (media) {
+      const a = el('a', undefined, media.filename ?? 'document');
+      a.href = media.url;
       a.target = '_blank';
       a.rel = 'noopener noreferrer';
       bubble.append(a);
     }
-    if (m.text) bubble.append(document.createTextNode(m.text));
-    body.append(bubble);
-    body.scrollTop = body.scrollHeight;
+    if (text) bubble.append(el('span', 'text', text));
+  };
+  const stateOf = (bubble: HTMLElement, state: string, retry?: () => void) => {
+    const meta = bubble.querySelector('.meta')!;
+    meta.querySelector('.state')?.remove();
+    meta.querySelector('button')?.remove();
+    const label = { sending: t.sending, sent: `✓ ${t.sent}`, read: `✓✓ ${t.read}`, failed: t.failed }[state] ?? '';
+    meta.append(el('span', 'state', ` · ${label}`));
+    bubble.classList.toggle('failed', state === 'failed');
+    bubble.dataset.state = state;
+    if (retry) {
+      const again = el('button', undefined, t.retry);
+      again.type = 'button';
+      again.addEventListener('click', retry);
+      meta.append(again);
+    }
+  };
+  const showServerMessage = (m: VisitorMessage) => {
+    if (shown.has(m.id)) return;
+    shown.add(m.id);
+    const bubble = bubbleOf(m.author, new Date(m.occurred_at), (b) => fillMedia(b, m.media, m.text));
+    if (m.author === 'visitor') stateOf(bubble, m.status === 'read' ? 'read' : 'sent');
+    else lastAgentId = Math.max(lastAgentId, m.id);
   };
   const markRead = () => {
     if (isOpen() && lastAgentId > 0) socket?.emit('widget.read', { message_id: lastAgentId });
   };
-  const saveToken = (s: Session) => {
-    session = s;
-    localStorage.setItem(storageKey, s.visitor_token);
-    if (socket) socket.auth = { website_token: websiteToken, token: s.visitor_token };
-  };
-  const resume = async (): Promise<boolean> => {
-    if (identity) {
-      try {
-        saveToken(await call<Session>('POST', '/session', { identity }));
-        return true;
-      } catch (err) {
-        error.textContent = (err as Error).message;
-        return false;
-      }
-    }
-    const stored = localStorage.getItem(storageKey);
-    if (!stored) return false;
-    try {
-      saveToken(await call<Session>('POST', '/session', { visitor_token: stored }));
-      return true;
-    } catch (err) {
-      // Another tab may have rotated it meanwhile: its newer token is in storage.
-      const now = localStorage.getItem(storageKey);
-      if (now && now !== stored) return resume();
-      if ((err as { status?: number }).status === 401) localStorage.removeItem(storageKey);
-      return false;
-    }
-  };
 
-  const composer = el('form');
+  const outbox = createOutbox(
+    storageKey,
+    async (m) => {
+      await session.authed('POST', '/messages', {
+        client_message_id: m.client_message_id,
+        ...(m.text !== undefined ? { text: m.text } : {}),
+        ...(m.attachment ? { attachment: m.attachment } : {}),
+      });
+    },
+    (m) => {
+      const bubble = bubbles.get(m.client_message_id) ?? outgoingBubble(m);
+      stateOf(bubble, m.state, m.state === 'failed' ? () => outbox.retry(m.client_message_id) : undefined);
+      if (m.state === 'failed') showError(problemText(lang, m.problem));
+      else if (m.state === 'sent' && error.textContent === t.offline) showError('');
+    },
+  );
+  function outgoingBubble(m: Outgoing): HTMLElement {
+    const bubble = bubbleOf('visitor', new Date(), (b) => {
+      if (m.file?.preview) {
+        const img = el('img');
+        img.src = m.file.preview;
+        img.alt = m.file.name;
+        b.append(img);
+      } else if (m.file) b.append(el('span', 'text', m.file.name));
+      if (m.text) b.append(el('span', 'text', m.text));
+    });
+    bubbles.set(m.client_message_id, bubble);
+    toNewest();
+    return bubble;
+  }
+
+  const composer = el('form', 'composer');
   const input = el('textarea');
-  input.placeholder = 'Write a message…';
+  input.placeholder = t.placeholder;
+  input.setAttribute('aria-label', t.message);
   input.maxLength = config.max_text_length;
   const attach = el('button', 'attach');
   attach.append(icon('attach'));
   attach.type = 'button';
-  attach.setAttribute('aria-label', 'Attach a file');
+  attach.setAttribute('aria-label', t.attach);
   const file = el('input');
   file.type = 'file';
-  file.accept = 'image/*,application/pdf,text/plain';
+  file.accept = config.attachments.accept.join(',');
   file.hidden = true;
-  const send = el('button', 'send', 'Send');
+  file.tabIndex = -1;
+  file.setAttribute('aria-label', t.attach);
+  const send = el('button', 'send', t.send);
   send.type = 'submit';
   send.style.background = color;
   composer.append(attach, input, send, file);
 
+  let connected = false;
   const connect = () => {
-    if (!session) return;
-    socket = io(`${base}/widget`, { transports: ['websocket'], auth: { website_token: websiteToken, token: session.visitor_token } });
+    const token = session.token();
+    if (!token || connected) return;
+    connected = true;
+    socket = io(`${base}/widget`, { transports: ['websocket'], auth: { website_token: websiteToken, token } });
+    socket.on('connect', () => outbox.flush());
     socket.on('widget.message', ({ message }: { message: VisitorMessage }) => {
-      show(message);
-      lastAgentId = Math.max(lastAgentId, message.id);
+      showServerMessage(message);
+      toNewest();
       typing.textContent = '';
       socket?.emit('widget.delivered', { message_id: message.id });
+      if (!isOpen() || document.hidden) {
+        unread++;
+        paintLauncher();
+      }
       markRead();
     });
-    socket.on('widget.typing', ({ typing: on }: { typing: boolean }) => (typing.textContent = on ? `${config.display_name} is typing…` : ''));
+    // The agent read the conversation: what was sent before is read.
+    socket.on('widget.read', () => {
+      for (const b of body.querySelectorAll<HTMLElement>('.msg.visitor[data-state="sent"]')) stateOf(b, 'read');
+    });
+    socket.on('widget.typing', ({ typing: on }: { typing: boolean }) => (typing.textContent = on ? t.typing(config.display_name) : ''));
     socket.on('connect_error', (err: Error & { data?: { code?: string } }) => {
       const code = err.data?.code;
-      if (code === 'visitor_token_expired' || code === 'visitor_token_revoked') void resume().then((ok) => ok && socket?.connect());
+      if (code === 'visitor_token_expired' || code === 'visitor_token_revoked')
+        void session.resume().then(
+          (ok) => ok && socket?.connect(),
+          (e: unknown) => showError(problemText(lang, e instanceof ApiError ? e.code : undefined)),
+        );
     });
-    // The service closes the sockets of a replaced token: this tab's own resume, or another tab's (whose token
-    // is then in storage). Open again with the newest one.
+    // The service closes the sockets of a replaced token (this tab's resume, or another tab's): open again with the newest.
     socket.on('disconnect', (reason: string) => {
-      if (reason !== 'io server disconnect' || !session) return;
-      const stored = localStorage.getItem(storageKey);
-      if (!identity && stored && stored !== session.visitor_token) saveToken({ ...session, visitor_token: stored });
-      socket?.connect();
+      if (reason === 'io server disconnect') socket?.connect();
     });
-    // Refresh the token before it expires (a resume rotates it).
-    setInterval(() => void resume(), Math.max(60, session.expires_in - 300) * 1000);
   };
   const loadHistory = async () => {
-    if (!session) return;
-    const { data } = await call<{ data: VisitorMessage[] }>('GET', '/messages?limit=50', undefined, session.visitor_token);
-    for (const m of data.reverse()) {
-      show(m);
-      if (m.author === 'agent') lastAgentId = Math.max(lastAgentId, m.id);
-    }
+    const { data } = await session.authed<{ data: VisitorMessage[] }>('GET', '/messages?limit=50');
+    for (const m of data.reverse()) showServerMessage(m);
   };
+  let chatting = false;
   const openChat = async () => {
+    chatting = true;
     panel.append(composer);
-    if (config.greeting_text) show({ author: 'note', text: config.greeting_text, media: null });
-    await loadHistory();
+    if (config.greeting_text) bubbleOf('note', null, (b) => b.append(document.createTextNode(config.greeting_text!)));
+    await loadHistory().catch((e: unknown) => showError(problemText(lang, e instanceof ApiError ? e.code : undefined)));
+    for (const m of outbox.restored()) {
+      outgoingBubble(m);
+      stateOf(bubbles.get(m.client_message_id)!, 'sending');
+    }
     connect();
+    outbox.flush();
+    toNewest();
     markRead();
+    if (isOpen()) input.focus();
   };
 
   composer.addEventListener('submit', (e) => {
     e.preventDefault();
     const text = input.value.trim();
-    if (!text || !session) return;
+    if (!text || !session.token()) return;
     input.value = '';
-    show({ author: 'visitor', text, media: null });
-    call('POST', '/messages', { text, client_message_id: crypto.randomUUID() }, session.visitor_token).catch((err: Error) => (error.textContent = err.message));
+    outbox.add({ client_message_id: crypto.randomUUID(), text });
     socket?.emit('widget.typing', { typing: false });
   });
   input.addEventListener('keydown', (e) => {
@@ -286,37 +333,72 @@ async function start(): Promise<void> {
   attach.addEventListener('click', () => file.click());
   file.addEventListener('change', () => {
     const f = file.files?.[0];
-    if (!f || !session) return;
-    const token = session.visitor_token;
-    void (async () => {
-      const up = await call<{ media_id: number; upload_ticket: string; upload: { url: string; method: string; headers: Record<string, string> } }>(
+    file.value = '';
+    if (f) void upload(f);
+  });
+  /** Uploads `f` with a preview and progress, then queues its message; a refusal shows on the bubble with a retry. */
+  async function upload(f: File): Promise<void> {
+    showError('');
+    const type = f.type.toLowerCase();
+    if (!config.attachments.accept.includes(type)) {
+      showError(t.fileNotAllowed);
+      return;
+    }
+    if (f.size > config.attachments.max_bytes[type.startsWith('image/') ? 'image' : 'document']) {
+      showError(t.fileTooLarge);
+      return;
+    }
+    const id = crypto.randomUUID();
+    const preview = type.startsWith('image/') ? await dataUrlOf(f) : undefined;
+    const bubble = outgoingBubble({ client_message_id: id, file: { name: f.name, ...(preview ? { preview } : {}) }, state: 'sending' });
+    stateOf(bubble, 'sending');
+    const progress = el('progress');
+    progress.max = 1;
+    progress.value = 0;
+    progress.setAttribute('aria-label', `${t.uploading} ${f.name}`);
+    bubble.insertBefore(progress, bubble.querySelector('.meta'));
+    try {
+      const up = await session.authed<{ media_id: number; upload_ticket: string; upload: { url: string; method: string; headers: Record<string, string> } }>(
         'POST',
         '/uploads',
-        { file_name: f.name, content_type: f.type || 'application/octet-stream', size: f.size },
-        token,
+        { file_name: f.name, content_type: type, size: f.size },
       );
-      const put = await fetch(up.upload.url, { method: up.upload.method, headers: up.upload.headers, body: f });
-      if (!put.ok) throw new Error(`upload ${put.status}`);
-      await call('POST', '/messages', { attachment: { media_id: up.media_id, upload_ticket: up.upload_ticket } }, token);
-      show({ author: 'visitor', text: f.name, media: null });
-    })().catch((err: Error) => (error.textContent = err.message));
-    file.value = '';
-  });
+      await putWithProgress(up.upload, f, (done) => (progress.value = done));
+      progress.remove();
+      outbox.add({
+        client_message_id: id,
+        attachment: { media_id: up.media_id, upload_ticket: up.upload_ticket },
+        file: { name: f.name, ...(preview ? { preview } : {}) },
+      });
+    } catch (err) {
+      progress.remove();
+      stateOf(bubble, 'failed', () => {
+        bubble.remove();
+        void upload(f);
+      });
+      showError(problemText(lang, err instanceof ApiError ? err.code : undefined));
+    }
+  }
 
   const prechat = () => {
     const form = el('form', 'prechat');
+    form.append(el('p', 'msg note', t.prechatIntro));
     const fields = (['name', 'email', 'phone'] as const).filter((f) => config.prechat_fields[f] !== 'off');
     const inputs = new Map<string, HTMLInputElement>();
     for (const f of fields) {
+      const required = config.prechat_fields[f] === 'required';
+      const label = el('label', undefined, t[f] + (required ? ` (${t.required})` : ''));
+      label.htmlFor = `crm-chat-${f}`;
       const i = el('input');
+      i.id = `crm-chat-${f}`;
       i.name = f;
       i.type = f === 'email' ? 'email' : f === 'phone' ? 'tel' : 'text';
-      i.placeholder = { name: 'Your name', email: 'E-mail', phone: 'Phone' }[f] + (config.prechat_fields[f] === 'required' ? ' *' : '');
-      i.required = config.prechat_fields[f] === 'required';
+      i.autocomplete = f === 'phone' ? 'tel' : f;
+      i.required = required;
       inputs.set(f, i);
-      form.append(i);
+      form.append(label, i);
     }
-    const go = el('button', 'start', 'Start chat');
+    const go = el('button', 'start', t.start);
     go.type = 'submit';
     go.style.background = color;
     form.append(go);
@@ -324,34 +406,71 @@ async function start(): Promise<void> {
       e.preventDefault();
       const values: Record<string, string> = {};
       for (const [k, i] of inputs) if (i.value.trim() !== '') values[k] = i.value.trim();
-      call<Session>('POST', '/session', { prechat: values }).then(
-        (s) => {
-          saveToken(s);
+      session.start(values).then(
+        () => {
           form.remove();
+          showError('');
           void openChat();
         },
-        (err: Error) => (error.textContent = err.message),
+        (err: unknown) => showError(problemText(lang, err instanceof ApiError ? err.code : 'network')),
       );
     });
     body.append(form);
+    if (isOpen()) inputs.values().next().value?.focus();
   };
 
   let started = false;
-  launcher.addEventListener('click', () => {
-    root.classList.toggle('open');
-    launcher.replaceChildren(icon(isOpen() ? 'close' : 'chat'));
-    if (isOpen() && !started) {
-      started = true;
-      void resume().then((ok) => (ok ? openChat() : identity ? undefined : prechat()));
+  const toggle = (open: boolean) => {
+    root.classList.toggle('open', open);
+    if (open) {
+      unread = 0;
+      if (!started) {
+        started = true;
+        void session.resume().then(
+          (ok) => (ok ? openChat() : identity ? undefined : prechat()),
+          (err: unknown) => (identity ? showError(problemText(lang, err instanceof ApiError ? err.code : undefined)) : prechat()),
+        );
+      } else if (chatting) input.focus();
+      else shadow.querySelector<HTMLInputElement>('form.prechat input')?.focus();
+      toNewest();
+      markRead();
+    } else launcher.focus();
+    paintLauncher();
+  };
+  launcher.addEventListener('click', () => toggle(!isOpen()));
+  close.addEventListener('click', () => toggle(false));
+  panel.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation();
+      toggle(false);
     }
-    markRead();
   });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden && isOpen()) {
+      unread = 0;
+      paintLauncher();
+      markRead();
+    }
+  });
+  window.addEventListener('online', () => outbox.flush());
+  window.addEventListener('offline', () => showError(t.offline));
+  paintLauncher();
   // A returning visitor: resume at once so that replies are heard while the chat is closed.
   if (identity || localStorage.getItem(storageKey)) {
     started = true;
-    if (await resume()) await openChat();
+    const ok = await session.resume().catch(() => false);
+    if (ok) await openChat();
     else if (!identity) prechat();
   }
+}
+
+function dataUrlOf(f: Blob): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(typeof reader.result === 'string' ? reader.result : undefined);
+    reader.onerror = () => resolve(undefined);
+    reader.readAsDataURL(f);
+  });
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => void start());

@@ -30641,6 +30641,16 @@ export interface operations {
                             position: "right" | "left";
                         };
                         max_text_length: number;
+                        /** @description What the widget's file picker offers, so that it never offers what the service refuses */
+                        attachments: {
+                            /** @description Content types a visitor may attach (images and documents) */
+                            accept: string[];
+                            /** @description Largest attachment per kind, in bytes */
+                            max_bytes: {
+                                image: number;
+                                document: number;
+                            };
+                        };
                     };
                 };
             };
@@ -30767,6 +30777,16 @@ export interface operations {
                                 position: "right" | "left";
                             };
                             max_text_length: number;
+                            /** @description What the widget's file picker offers, so that it never offers what the service refuses */
+                            attachments: {
+                                /** @description Content types a visitor may attach (images and documents) */
+                                accept: string[];
+                                /** @description Largest attachment per kind, in bytes */
+                                max_bytes: {
+                                    image: number;
+                                    document: number;
+                                };
+                            };
                         };
                     };
                 };

@@ -11,7 +11,7 @@ import { createMediaService, type MediaService } from './media.service.js';
 import { mediaRoutes } from './media.routes.js';
 
 export type { MediaService } from './media.service.js';
-export { MEDIA_SIZE_LIMITS } from './media.kinds.js';
+export { contentTypesOf, MEDIA_SIZE_LIMITS } from './media.kinds.js';
 
 /**
  * Objects processed at once in this process: libuv's default thread pool (4) bounds sharp anyway, and

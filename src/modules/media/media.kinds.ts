@@ -107,6 +107,11 @@ export function kindOf(contentType: string): MediaKind {
 }
 
 /** Whether `contentType` may upload as `kind` (the allow-list above). */
+/** The content types accepted for `kind`, e.g. for a file picker's `accept` (the widget's, issue 48). */
+export function contentTypesOf(kind: MediaKind): readonly string[] {
+  return MEDIA_CONTENT_TYPES[kind];
+}
+
 export function acceptsContentType(kind: MediaKind, contentType: string): boolean {
   return MEDIA_CONTENT_TYPES[kind].includes(contentType);
 }

@@ -108,7 +108,7 @@ describe.skipIf(!hasChromium)('the widget in headless Chromium', () => {
     expect(reply.statusCode).toBe(202);
     await page.locator('#crm-website-chat .msg.agent', { hasText: 'Hello from the agent' }).waitFor({ timeout: 15_000 });
     // Text stays text: the visitor's markup is shown, not rendered.
-    expect(await page.locator('#crm-website-chat .msg.visitor').last().textContent()).toBe('Hello from the browser <b>not bold</b>');
+    expect(await page.locator('#crm-website-chat .msg.visitor .text').last().textContent()).toBe('Hello from the browser <b>not bold</b>');
     expect(await page.locator('#crm-website-chat .msg.visitor b').count()).toBe(0);
     // The widget reported the reply delivered and read (the chat is open).
     await waitFor(() => agent.events.find((e) => e.name === 'interaction.message.status' && e.payload.status === 'read'), 15_000);

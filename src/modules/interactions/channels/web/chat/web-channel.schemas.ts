@@ -60,6 +60,13 @@ export const WidgetConfigResponse = Type.Object({
   prechat_fields: PrechatFields,
   appearance: Appearance,
   max_text_length: Type.Integer(),
+  attachments: Type.Object(
+    {
+      accept: Type.Array(Type.String(), { description: 'Content types a visitor may attach (images and documents)' }),
+      max_bytes: Type.Object({ image: Type.Integer(), document: Type.Integer() }, { description: 'Largest attachment per kind, in bytes' }),
+    },
+    { description: "What the widget's file picker offers, so that it never offers what the service refuses" },
+  ),
 });
 export type WidgetConfigResponse = Static<typeof WidgetConfigResponse>;
 

@@ -15,7 +15,7 @@ import type { Principal } from '../../../../../platform/auth/authenticator.js';
 import type { SealedBox } from '../../../../../platform/crypto/sealed-box.js';
 import { AppError, forbidden, notFound, unauthorized, validationFailed } from '../../../../../platform/errors.js';
 import type { RealtimeEmitter } from '../../../../../platform/realtime/events.js';
-import type { MediaService } from '../../../../media/index.js';
+import { contentTypesOf, MEDIA_SIZE_LIMITS, type MediaService } from '../../../../media/index.js';
 import { insertNewIntakeEvents, type IntakeWorker } from '../../../intake/index.js';
 import { chatKey, eventKey, type CanonicalEvent } from '../../../model/index.js';
 import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../../../conversations/index.js';
@@ -39,6 +39,11 @@ declare module '../../../../../platform/realtime/events.js' {
   }
 }
 
+/** A visitor attaches images and documents (`upload` files anything else as a document, which the media module refuses). */
+const VISITOR_ATTACHMENTS = {
+  accept: [...contentTypesOf('image'), ...contentTypesOf('document')],
+  max_bytes: { image: MEDIA_SIZE_LIMITS.image, document: MEDIA_SIZE_LIMITS.document },
+};
 const DEFAULT_PRECHAT: PrechatFields = { name: 'optional', email: 'optional', phone: 'off' };
 const DEFAULT_APPEARANCE: WidgetAppearance = { color: '#1f6feb', position: 'right' };
 
@@ -114,6 +119,7 @@ export function createWebChannelService(deps: {
       prechat_fields: s?.prechatFields ?? DEFAULT_PRECHAT,
       appearance: s?.appearance ?? DEFAULT_APPEARANCE,
       max_text_length: deps.maxTextLength,
+      attachments: VISITOR_ATTACHMENTS,
     };
   }
 

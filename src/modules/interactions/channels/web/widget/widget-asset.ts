@@ -52,7 +52,10 @@ export function widgetAsset(): Promise<WidgetAsset> {
   return asset;
 }
 
-/** The demo page: this service's own page with the widget of website `websiteToken` (no inline script: the CSP admits `'self'` only). */
+/**
+ * The demo page: this service's own page with the widget of website `websiteToken` (no inline script or style: the CSP
+ * admits `'self'` only). It fits a phone: a viewport, and the snippet breaks where it may (`<wbr>`).
+ */
 export function demoPage(websiteToken: string): string {
   const token = websiteToken.replace(/[^A-Za-z0-9_-]/g, '');
   return `<!doctype html>
@@ -66,7 +69,7 @@ export function demoPage(websiteToken: string): string {
 <main>
 <h1>Demo Company</h1>
 <p>This page embeds the website chat with one tag:</p>
-<pre>&lt;script src="/widget.js" data-website-token="${token}" async&gt;&lt;/script&gt;</pre>
+<p><code>&lt;script src="/widget.js"<wbr> data-website-token="${token.replace(/(.{12})/g, '$1<wbr>')}"<wbr> async&gt;&lt;/script&gt;</code></p>
 <p>Open the chat at the bottom of the page, write, and answer from the inbox (<code>/interactions/conversations</code>).</p>
 </main>
 <script src="/widget.js" data-website-token="${token}" async></script>
