@@ -6,11 +6,13 @@
  * `npm run bench -- conversations`; BENCH_CONVERSATIONS sets the number of conversations.
  * No absolute latency target (issue 30's targets compare a restricted agent's view with this unrestricted
  * one); checked: every call answers 200. At 20 connections latency is mostly queueing (connections ÷
- * throughput); the req/s column is the cost.
+ * throughput); the req/s column is the cost. Then one bulk call resolves 500 open conversations (issue 49:
+ * under 2 s).
  */
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { availableParallelism, loadavg } from 'node:os';
 import { createDirectoryService } from '../src/modules/identity/index.js';
+import { conversation } from '../src/modules/interactions/model/conversation.table.js';
 import { measure, signBenchToken, startServer, table, type BenchSection, type Measurement } from './lib.js';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
@@ -69,6 +71,28 @@ export async function run(): Promise<BenchSection> {
     ];
     const measured: Measurement[] = [];
     for (const r of runs) measured.push(await measure({ title: r.title, url: `${server.baseUrl}${r.path}`, headers, connections: 20, warmupSeconds: 2 }));
+    // Issue 49: one call resolves 500 open conversations, each as the single action (a supervisor who sees them all).
+    const supervisor = await dir.upsertUser({ email: `bench-inbox-sup-${Date.now()}@example.com`, name: 'Supervisor', password: 'bench-password' });
+    const supEmployee = await dir.ensureEmployee({ userId: supervisor.id, entityId: e, name: 'Supervisor' });
+    const role = await dir.ensureRole({ entityId: e, name: 'supervisor', permissions: ['conversations.view_all', 'conversations.reply_any'] });
+    await dir.subscribe({ employeeId: supEmployee.id, entityId: e, roleId: role.id });
+    const openIds = (
+      await db
+        .select({ id: conversation.id })
+        .from(conversation)
+        .where(and(eq(conversation.entityId, e), eq(conversation.status, 'open')))
+        .orderBy(conversation.id)
+        .limit(500)
+    ).map((r) => r.id);
+    const bulkStarted = performance.now();
+    const bulkRes = await fetch(`${server.baseUrl}/api/interactions/conversations/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await signBenchToken(server.database, supervisor.id, e)}` },
+      body: JSON.stringify({ action: 'resolve', conversation_ids: openIds }),
+    });
+    const bulkMs = performance.now() - bulkStarted;
+    const bulkBody = (await bulkRes.json()) as { succeeded?: number };
+    const bulkOk = bulkRes.status === 200 && bulkBody.succeeded === openIds.length;
     const markdown = [
       `Load average at start: ${loadavg()
         .map((n) => n.toFixed(1))
@@ -76,6 +100,8 @@ export async function run(): Promise<BenchSection> {
       `Database: ${server.kind}; ${CONVERSATIONS} conversations of one entity (${AGENTS} agents, a fifth unassigned; open 40%, pending 20%, snoozed 10%, resolved 30%), seeded in ${seedSeconds.toFixed(1)} s. The service runs in the benchmark's process; 2 s of load discarded, then ${process.env.BENCH_SECONDS ?? 8} s measured at 20 connections.`,
       '',
       table(measured, measured[0]!.title),
+      '',
+      `Bulk resolve (issue 49): ${openIds.length} open conversations in one call, each as the single action, in ${bulkMs.toFixed(0)} ms (${bulkBody.succeeded ?? 0} resolved).`,
     ].join('\n');
     return {
       title: 'Inbox lists and tab counts (issue 30)',
@@ -87,6 +113,13 @@ export async function run(): Promise<BenchSection> {
           ok: measured.every((m) => m.non2xx + m.errors === 0),
           detail: measured.map((m) => m.non2xx + m.errors).join(' / '),
         },
+        {
+          name: 'a bulk resolve resolves every conversation it names',
+          integrity: true,
+          ok: bulkOk,
+          detail: `HTTP ${bulkRes.status}, ${bulkBody.succeeded ?? 0} of ${openIds.length}`,
+        },
+        { name: 'a 500-conversation bulk resolve under 2 s', ok: bulkOk && openIds.length === 500 && bulkMs < 2000, detail: `${bulkMs.toFixed(0)} ms` },
       ],
     };
   } finally {

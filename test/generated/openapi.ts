@@ -1893,6 +1893,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/conversations/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply one action to up to 500 conversations; each item is checked as if it were alone and has its own result */
+        post: operations["postInteractionsConversationsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply one action to up to 500 conversations; each item is checked as if it were alone and has its own result */
+        post: operations["apiPostInteractionsConversationsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/conversations/{id}/messages/image": {
         parameters: {
             query?: never;
@@ -19038,6 +19072,204 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The single action applied to each conversation, with its rules (docs/api/interactions.md, "Bulk actions") */
+                    action: "resolve" | "reopen" | "pending" | "snooze" | "assign" | "unassign";
+                    conversation_ids: number[];
+                    /**
+                     * Format: date-time
+                     * @description `snooze` only, and required by it
+                     */
+                    until?: string;
+                    /** @description `assign` only, and required by it */
+                    employee_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        succeeded: number;
+                        failed: number;
+                        /** @description One per conversation, in the order given */
+                        results: ({
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: true;
+                        } | {
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            /** @description The HTTP status the single action would have answered */
+                            status: number;
+                            /** @description The single action's problem code (`not_found`, `status_transition_not_allowed`, ...) */
+                            code: string;
+                            detail: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: `assign` and `unassign` need `cartera.seller_assignment` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The single action applied to each conversation, with its rules (docs/api/interactions.md, "Bulk actions") */
+                    action: "resolve" | "reopen" | "pending" | "snooze" | "assign" | "unassign";
+                    conversation_ids: number[];
+                    /**
+                     * Format: date-time
+                     * @description `snooze` only, and required by it
+                     */
+                    until?: string;
+                    /** @description `assign` only, and required by it */
+                    employee_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        succeeded: number;
+                        failed: number;
+                        /** @description One per conversation, in the order given */
+                        results: ({
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: true;
+                        } | {
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            /** @description The HTTP status the single action would have answered */
+                            status: number;
+                            /** @description The single action's problem code (`not_found`, `status_transition_not_allowed`, ...) */
+                            code: string;
+                            detail: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: `assign` and `unassign` need `cartera.seller_assignment` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -23,6 +23,7 @@ import {
 import { conversationRoutes, createConversationService } from './conversations/index.js';
 import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
+import { bulkActionRoutes, createBulkActions } from './bulk/index.js';
 import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
 import { createIntakeWorker, createOperatorService, registerIntakeMetrics, type IntakeWorker } from './intake/index.js';
@@ -156,6 +157,7 @@ export async function registerInteractionsModule(
   await registerBareAndApi(app, conversationRoutes, { service: conversations });
   await registerBareAndApi(app, lifecycleRoutes, { lifecycle });
   await registerBareAndApi(app, assignmentRoutes, { service: assignment });
+  await registerBareAndApi(app, bulkActionRoutes, { bulk: createBulkActions({ lifecycle, assignment, log: app.log }) });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
   await registerBareAndApi(app, channelRoutes, {});
   await registerBareAndApi(app, templateRoutes, { service: templates });
