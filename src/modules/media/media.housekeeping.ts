@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import type { ObjectStorage } from '../../platform/storage/index.js';
 import { uploadKeyOf } from './media.keys.js';
-import { VISITOR_PENDING_TTL_MS } from './media.service.js';
+import { VISITOR_PENDING_TTL_MS } from './media.timing.js';
 import { abandonedUploads, deleteMedia, expiredOriginals, markOriginalDeleted, stalledProcessing } from './media.repository.js';
 
 export interface HousekeepingDeps {

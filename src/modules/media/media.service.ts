@@ -48,6 +48,7 @@ import type {
 import type { MediaObjectRow } from './media.table.js';
 import type { MediaJobs } from './media.jobs.js';
 import { originalKeyOfUpload, uploadKeyOf } from './media.keys.js';
+import { DOWNLOAD_URL_TTL_SECONDS, UPLOAD_URL_TTL_SECONDS, VISITOR_PENDING_TTL_MS } from './media.timing.js';
 
 /**
  * Who uploads: an employee of the entity, or a website chat visitor (no employee; issue 32) with its
@@ -55,15 +56,6 @@ import { originalKeyOfUpload, uploadKeyOf } from './media.keys.js';
  */
 export type MediaCaller = Pick<Principal, 'entityId'> & { employeeId: number | null; visitor?: { id: number; websiteId: number } };
 
-/** Seconds a presigned upload URL is valid. */
-const UPLOAD_URL_TTL_SECONDS = 15 * 60;
-/** Seconds a presigned download URL is valid. */
-const DOWNLOAD_URL_TTL_SECONDS = 5 * 60;
-/**
- * Milliseconds a visitor's presigned upload holds a place among its pending ones; housekeeping removes it
- * after that if unsent. Its URL is valid for the first 15 minutes of them.
- */
-export const VISITOR_PENDING_TTL_MS = (UPLOAD_URL_TTL_SECONDS + 5 * 60) * 1000;
 /** Bytes read to sniff a type (file-type's recommended sample). */
 const SNIFF_BYTES = 4100;
 
@@ -159,7 +151,8 @@ export function createMediaService(deps: MediaServiceDeps) {
         }),
       );
     }
-    if (row.status !== 'ready' || row.optimizedKey === null) throw conflict('media_not_ready', `Media ${row.id} is ${row.status}`, { status: row.status });
+    if (row.status !== 'ready' || row.optimizedKey === null)
+      throw conflict('media_not_ready', `Media ${row.id} is ${row.status}`, { media_status: row.status });
     const ext = row.optimizedKey.includes('.') ? row.optimizedKey.slice(row.optimizedKey.lastIndexOf('.')) : '';
     const fileName = row.optimizedKey === row.originalKey ? row.fileName : row.fileName.replace(/(\.[^.]*)?$/, ext);
     const served = servedAs(row.kind, row.optimizedContentType ?? row.contentType);

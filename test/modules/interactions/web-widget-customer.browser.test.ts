@@ -7,7 +7,7 @@
  * /usr/bin/chromium is absent (.ci/run installs it).
  */
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import axeCore from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -16,8 +16,8 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { connectSocket, listen, waitFor, type ReceivedEvent } from '../../helpers/interactions.js';
 import { makeWebAccount } from '../../helpers/web-visitor.js';
+import { CHROMIUM, CHROMIUM_ARGS, hasChromium } from '../../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** axe-core's browser script, evaluated in the page (the demo page's CSP refuses an injected script tag). */
 const AXE = axeCore.source;
 const W = '#crm-website-chat';
@@ -25,7 +25,7 @@ const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
-describe.skipIf(!existsSync(CHROMIUM))('the widget as a customer meets it', () => {
+describe.skipIf(!hasChromium)('the widget as a customer meets it', () => {
   let t: TestContext;
   let baseUrl: string;
   let staff: string;
@@ -70,15 +70,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget as a customer meets it', () =
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
     mkdirSync('tmp', { recursive: true });
   }, 60_000);
@@ -113,6 +105,16 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget as a customer meets it', () =
       await page.locator(`${W} button.start`).click();
     }
     await textarea.waitFor();
+  }
+  /** An agent's reply through the send endpoint (202). */
+  async function reply(conversationId: number, text: string): Promise<void> {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/interactions/conversations/${conversationId}/messages/text`,
+      headers: bearer(staff),
+      payload: { body: text },
+    });
+    expect(res.statusCode).toBe(202);
   }
   async function write(page: Page, text: string): Promise<void> {
     await page.locator(`${W} textarea`).fill(text);
@@ -226,13 +228,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget as a customer meets it', () =
       await page.locator(`${W} button.start`).click();
       await write(page, `checking at ${size} size`);
       const conversationId = await expectStored([`checking at ${size} size`]);
-      const reply = await t.app.inject({
-        method: 'POST',
-        url: `/interactions/conversations/${conversationId}/messages/text`,
-        headers: bearer(staff),
-        payload: { body: `Answer at ${size} size` },
-      });
-      expect(reply.statusCode).toBe(202);
+      await reply(conversationId, `Answer at ${size} size`);
       await page.locator(`${W} .msg.agent`, { hasText: `Answer at ${size} size` }).waitFor({ timeout: 15_000 });
       states.conversation = await violations(page);
       await page.screenshot({ path: `tmp/widget-${size}-conversation.png` });
@@ -296,13 +292,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget as a customer meets it', () =
     await write(page, 'a long story starts');
     const conversationId = await expectStored(['a long story starts']);
     for (let i = 1; i <= 30; i++) {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: `/interactions/conversations/${conversationId}/messages/text`,
-        headers: bearer(staff),
-        payload: { body: `chapter ${i}` },
-      });
-      expect(res.statusCode).toBe(202);
+      await reply(conversationId, `chapter ${i}`);
     }
     await page.locator(`${W} .msg.agent .text`, { hasText: /^chapter 30$/ }).waitFor({ timeout: 20_000 });
     await page.reload();
@@ -314,13 +304,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the widget as a customer meets it', () =
     expect(await page.locator(`${W} .msg.agent .who`).last().textContent()).toBe('Website');
 
     await page.keyboard.press('Escape');
-    const reply = await t.app.inject({
-      method: 'POST',
-      url: `/interactions/conversations/${conversationId}/messages/text`,
-      headers: bearer(staff),
-      payload: { body: 'are you still there?' },
-    });
-    expect(reply.statusCode).toBe(202);
+    await reply(conversationId, 'are you still there?');
     await page.locator(`${W} .badge`, { hasText: '1' }).waitFor({ timeout: 15_000 });
     expect(await page.title()).toMatch(/^\(1\) /);
     expect(await page.locator(`${W} .launcher`).getAttribute('aria-label')).toBe('Open chat, 1 new message');

@@ -5,7 +5,7 @@
  * resumes the same conversation. Screenshots of the widget closed and open go to tmp/ (CI artifacts).
  * Skipped only when /usr/bin/chromium is absent (.ci/run installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -14,9 +14,7 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor } from '../../helpers/factories.js';
 import { connectSocket, listen, waitFor, type ReceivedEvent } from '../../helpers/interactions.js';
 import { makeWebAccount } from '../../helpers/web-visitor.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
+import { CHROMIUM, CHROMIUM_ARGS, hasChromium } from '../../helpers/chromium.js';
 
 describe.skipIf(!hasChromium)('the widget in headless Chromium', () => {
   let t: TestContext;
@@ -49,16 +47,7 @@ describe.skipIf(!hasChromium)('the widget in headless Chromium', () => {
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: ['--headless', ...CHROMIUM_ARGS],
       viewport: { width: 1024, height: 720 },
     });
     page = browser.pages()[0] ?? (await browser.newPage());

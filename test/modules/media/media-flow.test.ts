@@ -108,7 +108,7 @@ describe.each([
     expect(finalized.body).toMatchObject({ code: 'upload_size_mismatch', declared_size: jpeg.length + 100, uploaded_size: jpeg.length });
     await processed(t.app);
     expect(seen.length).toBe(before);
-    expect((await client.download(id, 'optimized')).body).toMatchObject({ code: 'media_not_ready', status: 409 });
+    expect((await client.download(id, 'optimized')).body).toMatchObject({ code: 'media_not_ready', status: 409, media_status: 'failed' });
     expect((await client.finalize(id)).body.media).toMatchObject({ status: 'failed', error: expect.stringContaining('Declared') });
   });
 

@@ -48,7 +48,7 @@ export function createBulkActions(deps: {
             return deps.lifecycle.change(p, id, action, until);
         }
       };
-      const results: BulkActionResponse['results'] = new Array(body.conversation_ids.length);
+      const results: BulkActionResponse['results'] = [];
       let next = 0;
       const worker = async () => {
         for (let i = next++; i < body.conversation_ids.length; i = next++) {
