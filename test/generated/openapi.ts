@@ -1927,6 +1927,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/canned-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The canned replies the caller may use, searched and ranked */
+        get: operations["getInteractionsCannedReplies"];
+        put?: never;
+        /** Save a canned reply */
+        post: operations["postInteractionsCannedReplies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/canned-replies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One canned reply the caller may use */
+        get: operations["getInteractionsCannedRepliesById"];
+        put?: never;
+        post?: never;
+        /** Delete a canned reply */
+        delete: operations["deleteInteractionsCannedRepliesById"];
+        options?: never;
+        head?: never;
+        /** Change a canned reply */
+        patch: operations["patchInteractionsCannedRepliesById"];
+        trace?: never;
+    };
+    "/interactions/canned-replies/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fill a canned reply for one conversation: the text, what is missing, what to ask the agent, what would be sent */
+        post: operations["postInteractionsCannedRepliesByIdRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/canned-replies/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a canned reply into a conversation through the send path: its text, then one message per attachment (or its template outside the window) */
+        post: operations["postInteractionsCannedRepliesByIdSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/canned-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The canned replies the caller may use, searched and ranked */
+        get: operations["apiGetInteractionsCannedReplies"];
+        put?: never;
+        /** Save a canned reply */
+        post: operations["apiPostInteractionsCannedReplies"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/canned-replies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One canned reply the caller may use */
+        get: operations["apiGetInteractionsCannedRepliesById"];
+        put?: never;
+        post?: never;
+        /** Delete a canned reply */
+        delete: operations["apiDeleteInteractionsCannedRepliesById"];
+        options?: never;
+        head?: never;
+        /** Change a canned reply */
+        patch: operations["apiPatchInteractionsCannedRepliesById"];
+        trace?: never;
+    };
+    "/api/interactions/canned-replies/{id}/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fill a canned reply for one conversation: the text, what is missing, what to ask the agent, what would be sent */
+        post: operations["apiPostInteractionsCannedRepliesByIdRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/canned-replies/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a canned reply into a conversation through the send path: its text, then one message per attachment (or its template outside the window) */
+        post: operations["apiPostInteractionsCannedRepliesByIdSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/interactions/conversations/{id}/messages/image": {
         parameters: {
             query?: never;
@@ -4926,6 +5068,7 @@ export interface operations {
                                 "sla_policies.view": boolean;
                                 "sla_policies.edit": boolean;
                                 "reports.view": boolean;
+                                "canned_replies.manage": boolean;
                             };
                         };
                         explain?: {
@@ -19270,6 +19413,1464 @@ export interface operations {
             };
             /** @description `permission_denied`: `assign` and `unassign` need `cartera.seller_assignment` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsCannedReplies: {
+        parameters: {
+            query?: {
+                /** @description A shortcode prefix (with or without `/`) or words of the title and body, accents and case ignored; ranked: shortcode, then title, then body */
+                q?: string;
+                /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                scope?: "personal" | "queue" | "entity";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            shortcode: string;
+                            title: string;
+                            body: string;
+                            /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                            scope: "personal" | "queue" | "entity";
+                            queue_id: number | null;
+                            owner_employee_id: number | null;
+                            attachments: number[];
+                            template: {
+                                name: string;
+                                language: string;
+                            } | null;
+                            /** @description The variables the body names */
+                            variables: string[];
+                            /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                            prompts: string[];
+                            /** @description Sends of this reply by anyone */
+                            usage_count: number;
+                            /** @description The caller's sends of it */
+                            my_usage_count: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsCannedReplies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the agent types after `/`; unique in its scope */
+                    shortcode: string;
+                    title: string;
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    body: string;
+                    /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                    scope: "personal" | "queue" | "entity";
+                    /** @description `queue` scope only, and required by it */
+                    queue_id?: number;
+                    /** @description Media objects of the entity (image, document, video or audio), each sent as a message of its own */
+                    attachments?: number[];
+                    /** @description An approved template (without parameters) sent instead outside WhatsApp's service window */
+                    template?: {
+                        name: string;
+                        language: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        shortcode: string;
+                        title: string;
+                        body: string;
+                        /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                        scope: "personal" | "queue" | "entity";
+                        queue_id: number | null;
+                        owner_employee_id: number | null;
+                        attachments: number[];
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                        /** @description The variables the body names */
+                        variables: string[];
+                        /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                        prompts: string[];
+                        /** @description Sends of this reply by anyone */
+                        usage_count: number;
+                        /** @description The caller's sends of it */
+                        my_usage_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: queue and entity replies need `canned_replies.manage`; a personal one is its owner's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: `queue_id` is not a queue of the caller's entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shortcode_taken`: the shortcode is used by another reply of the same scope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsCannedRepliesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        shortcode: string;
+                        title: string;
+                        body: string;
+                        /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                        scope: "personal" | "queue" | "entity";
+                        queue_id: number | null;
+                        owner_employee_id: number | null;
+                        attachments: number[];
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                        /** @description The variables the body names */
+                        variables: string[];
+                        /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                        prompts: string[];
+                        /** @description Sends of this reply by anyone */
+                        usage_count: number;
+                        /** @description The caller's sends of it */
+                        my_usage_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteractionsCannedRepliesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: queue and entity replies need `canned_replies.manage`; a personal one is its owner's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchInteractionsCannedRepliesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the agent types after `/`; unique in its scope */
+                    shortcode?: string;
+                    title?: string;
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    body?: string;
+                    /** @description Media objects of the entity (image, document, video or audio), each sent as a message of its own */
+                    attachments?: number[];
+                    /** @description An approved template (without parameters) sent instead outside WhatsApp's service window */
+                    template?: {
+                        name: string;
+                        language: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        shortcode: string;
+                        title: string;
+                        body: string;
+                        /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                        scope: "personal" | "queue" | "entity";
+                        queue_id: number | null;
+                        owner_employee_id: number | null;
+                        attachments: number[];
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                        /** @description The variables the body names */
+                        variables: string[];
+                        /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                        prompts: string[];
+                        /** @description Sends of this reply by anyone */
+                        usage_count: number;
+                        /** @description The caller's sends of it */
+                        my_usage_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: queue and entity replies need `canned_replies.manage`; a personal one is its owner's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shortcode_taken`: the shortcode is used by another reply of the same scope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsCannedRepliesByIdRender: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    conversation_id: number;
+                    /** @description The prompted placeholders, by label */
+                    answers?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The body filled; what is missing is left as written */
+                        text: string;
+                        /** @description Variables without a value for this conversation (the contact has no e-mail, ...) */
+                        missing: string[];
+                        /** @description Prompted placeholders not answered yet */
+                        prompts: string[];
+                        attachments: {
+                            media_id: number;
+                            kind: string;
+                        }[];
+                        service_window_open: boolean;
+                        /** @description `template`: the window is closed and the reply names a template, which is sent instead; `nothing`: the window is closed and it names none */
+                        sends: "text" | "template" | "nothing";
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsCannedRepliesByIdSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    conversation_id: number;
+                    /** @description The prompted placeholders, by label */
+                    answers?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sent: "text" | "template";
+                        messages: {
+                            id: number;
+                            conversation_id: number;
+                            /** @enum {unknown} */
+                            direction: "inbound" | "outbound";
+                            type: string;
+                            text: string | null;
+                            content: {
+                                [key: string]: unknown;
+                            };
+                            external_message_id: string;
+                            reply_to_external_id: string | null;
+                            media_id: string | null;
+                            status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                            sent_at: string | null;
+                            delivered_at: string | null;
+                            read_at: string | null;
+                            failed_at: string | null;
+                            errors: unknown[] | null;
+                            /** Format: date-time */
+                            occurred_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: as the send endpoints */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `canned_reply_incomplete` (with `missing` and `prompts`): a variable has no value or a prompt no answer; `outside_service_window` and the send endpoints' other 422s */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsCannedReplies: {
+        parameters: {
+            query?: {
+                /** @description A shortcode prefix (with or without `/`) or words of the title and body, accents and case ignored; ranked: shortcode, then title, then body */
+                q?: string;
+                /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                scope?: "personal" | "queue" | "entity";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            shortcode: string;
+                            title: string;
+                            body: string;
+                            /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                            scope: "personal" | "queue" | "entity";
+                            queue_id: number | null;
+                            owner_employee_id: number | null;
+                            attachments: number[];
+                            template: {
+                                name: string;
+                                language: string;
+                            } | null;
+                            /** @description The variables the body names */
+                            variables: string[];
+                            /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                            prompts: string[];
+                            /** @description Sends of this reply by anyone */
+                            usage_count: number;
+                            /** @description The caller's sends of it */
+                            my_usage_count: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsCannedReplies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the agent types after `/`; unique in its scope */
+                    shortcode: string;
+                    title: string;
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    body: string;
+                    /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                    scope: "personal" | "queue" | "entity";
+                    /** @description `queue` scope only, and required by it */
+                    queue_id?: number;
+                    /** @description Media objects of the entity (image, document, video or audio), each sent as a message of its own */
+                    attachments?: number[];
+                    /** @description An approved template (without parameters) sent instead outside WhatsApp's service window */
+                    template?: {
+                        name: string;
+                        language: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        shortcode: string;
+                        title: string;
+                        body: string;
+                        /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                        scope: "personal" | "queue" | "entity";
+                        queue_id: number | null;
+                        owner_employee_id: number | null;
+                        attachments: number[];
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                        /** @description The variables the body names */
+                        variables: string[];
+                        /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                        prompts: string[];
+                        /** @description Sends of this reply by anyone */
+                        usage_count: number;
+                        /** @description The caller's sends of it */
+                        my_usage_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: queue and entity replies need `canned_replies.manage`; a personal one is its owner's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: `queue_id` is not a queue of the caller's entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shortcode_taken`: the shortcode is used by another reply of the same scope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsCannedRepliesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        shortcode: string;
+                        title: string;
+                        body: string;
+                        /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                        scope: "personal" | "queue" | "entity";
+                        queue_id: number | null;
+                        owner_employee_id: number | null;
+                        attachments: number[];
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                        /** @description The variables the body names */
+                        variables: string[];
+                        /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                        prompts: string[];
+                        /** @description Sends of this reply by anyone */
+                        usage_count: number;
+                        /** @description The caller's sends of it */
+                        my_usage_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsCannedRepliesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: queue and entity replies need `canned_replies.manage`; a personal one is its owner's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsCannedRepliesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the agent types after `/`; unique in its scope */
+                    shortcode?: string;
+                    title?: string;
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    body?: string;
+                    /** @description Media objects of the entity (image, document, video or audio), each sent as a message of its own */
+                    attachments?: number[];
+                    /** @description An approved template (without parameters) sent instead outside WhatsApp's service window */
+                    template?: {
+                        name: string;
+                        language: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        shortcode: string;
+                        title: string;
+                        body: string;
+                        /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
+                        scope: "personal" | "queue" | "entity";
+                        queue_id: number | null;
+                        owner_employee_id: number | null;
+                        attachments: number[];
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                        /** @description The variables the body names */
+                        variables: string[];
+                        /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
+                        prompts: string[];
+                        /** @description Sends of this reply by anyone */
+                        usage_count: number;
+                        /** @description The caller's sends of it */
+                        my_usage_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`: queue and entity replies need `canned_replies.manage`; a personal one is its owner's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shortcode_taken`: the shortcode is used by another reply of the same scope */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsCannedRepliesByIdRender: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    conversation_id: number;
+                    /** @description The prompted placeholders, by label */
+                    answers?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The body filled; what is missing is left as written */
+                        text: string;
+                        /** @description Variables without a value for this conversation (the contact has no e-mail, ...) */
+                        missing: string[];
+                        /** @description Prompted placeholders not answered yet */
+                        prompts: string[];
+                        attachments: {
+                            media_id: number;
+                            kind: string;
+                        }[];
+                        service_window_open: boolean;
+                        /** @description `template`: the window is closed and the reply names a template, which is sent instead; `nothing`: the window is closed and it names none */
+                        sends: "text" | "template" | "nothing";
+                        template: {
+                            name: string;
+                            language: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsCannedRepliesByIdSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    conversation_id: number;
+                    /** @description The prompted placeholders, by label */
+                    answers?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sent: "text" | "template";
+                        messages: {
+                            id: number;
+                            conversation_id: number;
+                            /** @enum {unknown} */
+                            direction: "inbound" | "outbound";
+                            type: string;
+                            text: string | null;
+                            content: {
+                                [key: string]: unknown;
+                            };
+                            external_message_id: string;
+                            reply_to_external_id: string | null;
+                            media_id: string | null;
+                            status: ("pending" | "sent" | "delivered" | "read" | "failed") | null;
+                            sent_at: string | null;
+                            delivered_at: string | null;
+                            read_at: string | null;
+                            failed_at: string | null;
+                            errors: unknown[] | null;
+                            /** Format: date-time */
+                            occurred_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `conversation_taken`: as the send endpoints */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `canned_reply_incomplete` (with `missing` and `prompts`): a variable has no value or a prompt no answer; `outside_service_window` and the send endpoints' other 422s */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import { AppError, validationFailed } from '../../platform/errors.js';
 import type { ErpMembership } from '../../integrations/erp/index.js';
 import { createPrincipalLoader } from './principal.service.js';
 import { findUserByEmail, findUserById, setPasswordHash, type UserRow } from './user.repository.js';
-import { activeEmployeeIds, activePairs, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
+import { activeEmployeeIds, activePairs, findEmployeeInEntity, findEntity, isActiveEmployee, listMemberships } from './membership.repository.js';
 import { applyErpMemberships, type MembershipChanges } from './membership-sync.js';
 import { DEFAULT_ENTITY_TIME_ZONE } from './entity.table.js';
 
@@ -55,6 +55,8 @@ export interface IdentityService {
   memberships: (userId: number) => Promise<Membership[]>;
   /** The entity, or undefined when it does not exist. */
   entity: (entityId: number) => Promise<EntityProfile | undefined>;
+  /** The name of employee `employeeId` of `entityId` (undefined for another entity's or an unknown one). */
+  employeeName: (entityId: number, employeeId: number) => Promise<string | undefined>;
   /**
    * The entity's IANA time zone (its days for reports, invoices' "today", quote validity, SLA business
    * hours, scheduled workflows): `entity.time_zone`, or `DEFAULT_ENTITY_TIME_ZONE` (America/Guatemala, the
@@ -95,6 +97,9 @@ export function createIdentityService(deps: { database: Database; db?: Db }): Id
     async entity(entityId) {
       const row = await findEntity(db, entityId);
       return row && { id: row.id, name: row.name, timeZone: row.timeZone, erpEntityId: row.erpEntityId ?? row.id };
+    },
+    async employeeName(entityId, employeeId) {
+      return (await findEmployeeInEntity(db, entityId, employeeId))?.name;
     },
     async timeZoneOf(entityId) {
       return (await findEntity(db, entityId))?.timeZone ?? DEFAULT_ENTITY_TIME_ZONE;

@@ -1,13 +1,14 @@
 /**
  * Demo data of the interactions module: the demo company's WhatsApp number and Messenger page; entity 1 owns the WhatsApp number of Meta's published examples
  * (`phone_number_id` 106540352242922), so those payloads land in its inbox out of the box; a default
- * queue holds the demo employees; the demo website's chat (`/widget/demo`). Idempotent.
+ * queue holds the demo employees; the demo website's chat (`/widget/demo`); a few canned replies. Idempotent.
  */
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { insertAccountIfAbsent } from './channel-accounts/index.js';
 import { PLATFORM_CODES, routingQueue, routingQueueMember } from './model/index.js';
 import { seedWebChannelDemo } from './channels/web/chat/index.js';
+import { seedCannedRepliesDemo } from './canned-replies/index.js';
 
 export const DEMO_WHATSAPP_PHONE_NUMBER_ID = '106540352242922';
 
@@ -50,5 +51,6 @@ export async function seedInteractionsDemo(db: Db, entityId: number, employeeIds
   for (const [position, employeeId] of employeeIds.entries()) {
     await db.insert(routingQueueMember).values({ entityId, queueId, employeeId, position }).onConflictDoNothing();
   }
+  await seedCannedRepliesDemo(db, entityId, queueId, employeeIds[0]);
   return { channelAccountId: account.id, phoneNumberId: DEMO_WHATSAPP_PHONE_NUMBER_ID };
 }

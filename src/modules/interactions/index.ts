@@ -24,6 +24,7 @@ import { conversationRoutes, createConversationService } from './conversations/i
 import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
 import { bulkActionRoutes, createBulkActions } from './bulk/index.js';
+import { cannedReplyRoutes, createCannedReplies } from './canned-replies/index.js';
 import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
 import { createIntakeWorker, createOperatorService, registerIntakeMetrics, type IntakeWorker } from './intake/index.js';
@@ -33,7 +34,7 @@ import { assignmentRoutes, createAssignmentService, createRoutingService, routin
 import { createReportService, reportRoutes } from './reports/index.js';
 import { createTemplateService, templateRoutes } from './templates/index.js';
 import { createServiceLevels, serviceLevelRoutes } from './service-levels/index.js';
-import { createLeadPlacement } from '../records/index.js';
+import { createLeadPlacement, createRecordCards } from '../records/index.js';
 import { createWidgetNamespace, registerWebChannel, webDeliveryTo } from './channels/web/chat/index.js';
 
 export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
@@ -158,6 +159,8 @@ export async function registerInteractionsModule(
   await registerBareAndApi(app, lifecycleRoutes, { lifecycle });
   await registerBareAndApi(app, assignmentRoutes, { service: assignment });
   await registerBareAndApi(app, bulkActionRoutes, { bulk: createBulkActions({ lifecycle, assignment, log: app.log }) });
+  const replies = createCannedReplies({ db, media, outbound, cards: createRecordCards(db), names: identity });
+  await registerBareAndApi(app, cannedReplyRoutes, { replies });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
   await registerBareAndApi(app, channelRoutes, {});
   await registerBareAndApi(app, templateRoutes, { service: templates });

@@ -22,7 +22,7 @@ export type { LeadService } from './lead.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf } from './contact-identity.service.js';
 export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
-export { createRecordLookup, createContactPlacement, createLeadPlacement } from './record-lookup.js';
+export { createRecordLookup, createContactPlacement, createLeadPlacement, createRecordCards, type RecordCard } from './record-lookup.js';
 export { effectiveSellerLeadIds, hasEffectiveSeller } from './seller-derivation.sql.js';
 export { effectiveLeadsOf, rebuildLeadSellers } from './lead-seller.repository.js';
 export { seedRecordsDemo } from './demo.seed.js';

@@ -1,6 +1,6 @@
 /** Existence checks other modules use to scope their data to the records of an entity (custom field values, cartera). */
 import type { Db } from '../../db/client.js';
-import { findContactRow } from './contact.repository.js';
+import { findContactRow, selectContactViews } from './contact.repository.js';
 import { findGroup } from './group.repository.js';
 import { findLead } from './lead.repository.js';
 
@@ -23,5 +23,24 @@ export function createLeadPlacement(db: Db) {
   return async (entityId: number, leadId: number): Promise<{ leadId: number; groupId: number; erpId: string | null; name: string } | undefined> => {
     const row = await findLead(db, entityId, leadId);
     return row ? { leadId: row.id, groupId: row.groupId, erpId: row.erpId, name: row.name } : undefined;
+  };
+}
+
+/** What a message may say of a conversation's customer (canned replies' variables, issue 49). */
+export interface RecordCard {
+  contact: { name: string; phone: string | null; email: string | null } | null;
+  lead: { name: string; erp_id: string | null; email: string | null; phone: string | null; tax_id: string | null } | null;
+}
+
+/** Contact `contactId` (its first phone and e-mail) and lead `leadId` of `entityId`; null for an absent or another entity's one. */
+export function createRecordCards(db: Db) {
+  return async (entityId: number, ids: { contactId: number | null; leadId: number | null }): Promise<RecordCard> => {
+    const [view] = ids.contactId === null ? [] : await selectContactViews(db, entityId, { id: ids.contactId, limit: 1, offset: 0 });
+    const lead = ids.leadId === null ? undefined : await findLead(db, entityId, ids.leadId);
+    const first = (type: string) => view?.channels.find((c) => c.type === type)?.identifier ?? null;
+    return {
+      contact: view ? { name: view.name, phone: first('phone') ?? first('whatsapp'), email: first('email') } : null,
+      lead: lead ? { name: lead.name, erp_id: lead.erpId, email: lead.email, phone: lead.phone, tax_id: lead.taxId } : null,
+    };
   };
 }

@@ -96,6 +96,8 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('sla_policies.edit', 'conversaciones', 'Create, change and delete business hours and SLA policies', ['sla_policies.view']),
   // Without it an agent's conversation reports show only their own rows (docs/api/interactions.md "Reports").
   def('reports.view', 'conversaciones', 'See the conversation reports of every agent, queue and channel'),
+  // Canned replies (issue 49): everyone keeps personal ones; this writes the queues' and the entity's.
+  def('canned_replies.manage', 'conversaciones', "Create, change and delete the queues' and the entity's canned replies"),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);

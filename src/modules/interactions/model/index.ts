@@ -1,4 +1,5 @@
 /** The data model of interactions: its tables (one owner, this module), its enumerations, each written once, and the canonical event every channel's events become (intake and apply both read it). Every room builds on it; it imports no room. */
+export { cannedReply, cannedReplyUsage } from './canned-reply.table.js';
 export { interactionCommunicationsConfig } from './communications-config.table.js';
 export { conversation } from './conversation.table.js';
 export { entityChannelAccount } from './entity-channel-account.table.js';

@@ -6,3 +6,4 @@ export { routeConversation } from './routing.engine.js';
 export type { Assignment } from './routing.engine.js';
 export { routingRoutes } from './routing.routes.js';
 export { createRoutingService } from './routing.service.js';
+export { findQueue } from './routing.repository.js';
