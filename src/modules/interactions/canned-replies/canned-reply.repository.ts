@@ -26,6 +26,14 @@ function usable(r: ReplyReader): SQL {
   )!;
 }
 
+/** Replies with the reader's own use count (0 when never used). */
+function withMyUses(db: Db, reader: ReplyReader) {
+  return db
+    .select({ reply: cannedReply, myUses: sql<number>`coalesce(${cannedReplyUsage.uses}, 0)`.mapWith(Number) })
+    .from(cannedReply)
+    .leftJoin(cannedReplyUsage, and(eq(cannedReplyUsage.cannedReplyId, cannedReply.id), eq(cannedReplyUsage.employeeId, reader.employeeId ?? 0)));
+}
+
 const like = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
@@ -49,10 +57,7 @@ export async function listUsable(
     conditions.push(q.prefix ? or(byShortcode, allWords)! : allWords);
     rank = sql`case when ${q.prefix ? byShortcode : sql`false`} then 0 when ${inTitle} then 1 else 2 end`;
   }
-  const rows = await db
-    .select({ reply: cannedReply, myUses: sql<number>`coalesce(${cannedReplyUsage.uses}, 0)`.mapWith(Number) })
-    .from(cannedReply)
-    .leftJoin(cannedReplyUsage, and(eq(cannedReplyUsage.cannedReplyId, cannedReply.id), eq(cannedReplyUsage.employeeId, reader.employeeId ?? 0)))
+  const rows = await withMyUses(db, reader)
     .where(and(...conditions))
     .orderBy(...(rank ? [asc(rank)] : []), desc(cannedReply.usageCount), asc(cannedReply.shortcode), asc(cannedReply.id))
     .limit(q.limit);
@@ -61,11 +66,7 @@ export async function listUsable(
 
 /** Reply `id` of `reader`'s entity if `reader` may use it. */
 export async function findUsable(db: Db, reader: ReplyReader, id: number): Promise<(CannedReplyRow & { myUses: number }) | undefined> {
-  const [row] = await db
-    .select({ reply: cannedReply, myUses: sql<number>`coalesce(${cannedReplyUsage.uses}, 0)`.mapWith(Number) })
-    .from(cannedReply)
-    .leftJoin(cannedReplyUsage, and(eq(cannedReplyUsage.cannedReplyId, cannedReply.id), eq(cannedReplyUsage.employeeId, reader.employeeId ?? 0)))
-    .where(and(eq(cannedReply.entityId, reader.entityId), eq(cannedReply.id, id), usable(reader)));
+  const [row] = await withMyUses(db, reader).where(and(eq(cannedReply.entityId, reader.entityId), eq(cannedReply.id, id), usable(reader)));
   return row && { ...row.reply, myUses: row.myUses };
 }
 
