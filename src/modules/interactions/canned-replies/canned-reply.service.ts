@@ -103,10 +103,16 @@ export function createCannedReplies(deps: {
     if (errors.length > 0) throw validationFailed(errors);
   }
 
-  /** The reply `p` may change: its owner's personal one, or a queue or entity one for a manager. 404 / 403 otherwise. */
-  async function writable(p: Principal, id: number) {
+  /** Reply `id` if `p` may use it; 404 otherwise (another entity's included). */
+  async function usable(p: Principal, id: number): Promise<repo.CannedReplyRow & { myUses: number }> {
     const row = await repo.findUsable(db, await readerOf(p), id);
     if (!row) throw notFound('canned_reply', id);
+    return row;
+  }
+
+  /** The reply `p` may change: its owner's personal one, or a queue or entity one for a manager. 404 / 403 otherwise. */
+  async function writable(p: Principal, id: number) {
+    const row = await usable(p, id);
     if (row.scope === 'personal' ? row.ownerEmployeeId !== p.employeeId : !p.permissions.has(MANAGE_CANNED_REPLIES))
       throw permissionDenied(MANAGE_CANNED_REPLIES);
     return row;
@@ -119,8 +125,7 @@ export function createCannedReplies(deps: {
   });
 
   async function rendered(p: Principal, id: number, body: RenderCannedReplyBody) {
-    const reply = await repo.findUsable(db, await readerOf(p), id);
-    if (!reply) throw notFound('canned_reply', id);
+    const reply = await usable(p, id);
     const c = await getConversation(db, p.entityId, body.conversation_id, false, viewerOf(p));
     if (!c) throw notFound('conversation', body.conversation_id);
     const { variables } = placeholdersOf(reply.body);
@@ -177,9 +182,7 @@ export function createCannedReplies(deps: {
       return { data: rows.map(toResponse) };
     },
     async get(p, id) {
-      const row = await repo.findUsable(db, await readerOf(p), id);
-      if (!row) throw notFound('canned_reply', id);
-      return toResponse(row);
+      return toResponse(await usable(p, id));
     },
     async create(p, body) {
       if (body.scope !== 'personal' && !p.permissions.has(MANAGE_CANNED_REPLIES)) throw permissionDenied(MANAGE_CANNED_REPLIES);
