@@ -37,6 +37,7 @@ import { registerInvoicesModule } from './modules/invoices/index.js';
 import { registerPermissionsModule } from './modules/permissions/index.js';
 import { createIdentityService, registerIdentityModule } from './modules/identity/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
+import { registerLabelsModule } from './modules/labels/index.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
@@ -276,11 +277,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerIdentityModule(app, ctx);
   const catalog = await registerCatalogsModule(app, ctx, erpModule);
   const invoices = await registerInvoicesModule(app, ctx, erpModule, identity);
-  const records = await registerRecordsModule(app, ctx, identity);
+  const labels = await registerLabelsModule(app, ctx);
+  const records = await registerRecordsModule(app, ctx, identity, labels);
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
-  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, { workers: deps.startQueue !== false });
+  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, { workers: deps.startQueue !== false });
   // Who hears which conversation on the sockets: members' current permissions (identity's resolution) and what they see (interactions).
   ctx.realtime.useAudience(
     createConversationAudience({

@@ -8,6 +8,7 @@ import { seedInvoicesDemo, seedRecordsDemo, type InvoicesDemo } from '../modules
 import { seedCustomFieldsDemo } from '../modules/custom-fields/index.js';
 import { seedInteractionsDemo, type InteractionsDemo } from '../modules/interactions/index.js';
 import { seedFormsDemo } from '../modules/forms/index.js';
+import { seedLabelsDemo } from '../modules/labels/index.js';
 
 export interface DemoSummary {
   identity: IdentityDemo;
@@ -18,7 +19,8 @@ export interface DemoSummary {
 
 export async function seedDemo(db: Db): Promise<DemoSummary> {
   const identity = await seedIdentityDemo(db);
-  const records = await seedRecordsDemo(db, identity.employees);
+  const labels = await seedLabelsDemo(db, identity.entities[0]!.id);
+  const records = await seedRecordsDemo(db, identity.employees, labels);
   await seedCustomFieldsDemo(db, { ...records, employeeId: identity.employees.adminEntity1 });
   const invoices = await seedInvoicesDemo(db);
   const interactions = await seedInteractionsDemo(db, identity.entities[0]!.id, [identity.employees.adminEntity1, identity.employees.sellerEntity1]);

@@ -467,6 +467,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's labels, by name */
+        get: operations["getLabels"];
+        put?: never;
+        /** Add a label to the catalogue */
+        post: operations["postLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a label, removing it from every conversation, contact and lead */
+        delete: operations["deleteLabelsById"];
+        options?: never;
+        head?: never;
+        /** Rename, recolour or describe a label (everywhere it is applied) */
+        patch: operations["patchLabelsById"];
+        trace?: never;
+    };
+    "/api/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's labels, by name */
+        get: operations["apiGetLabels"];
+        put?: never;
+        /** Add a label to the catalogue */
+        post: operations["apiPostLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/labels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a label, removing it from every conversation, contact and lead */
+        delete: operations["apiDeleteLabelsById"];
+        options?: never;
+        head?: never;
+        /** Rename, recolour or describe a label (everywhere it is applied) */
+        patch: operations["apiPatchLabelsById"];
+        trace?: never;
+    };
     "/groups": {
         parameters: {
             query?: never;
@@ -645,6 +717,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a contact */
+        post: operations["postContactsByIdLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a contact */
+        delete: operations["deleteContactsByIdLabelsByLabelId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/labels/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Label or unlabel up to 500 contacts; one result per contact */
+        post: operations["postContactsLabelsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leads/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a lead */
+        post: operations["postLeadsByIdLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leads/{id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a lead */
+        delete: operations["deleteLeadsByIdLabelsByLabelId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leads/labels/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Label or unlabel up to 500 leads; one result per lead */
+        post: operations["postLeadsLabelsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/groups": {
         parameters: {
             query?: never;
@@ -818,6 +992,108 @@ export interface paths {
         post?: never;
         /** Remove a group assignment */
         delete: operations["apiDeleteGroupAssignmentsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a contact */
+        post: operations["apiPostContactsByIdLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a contact */
+        delete: operations["apiDeleteContactsByIdLabelsByLabelId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/labels/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Label or unlabel up to 500 contacts; one result per contact */
+        post: operations["apiPostContactsLabelsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a lead */
+        post: operations["apiPostLeadsByIdLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/{id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a lead */
+        delete: operations["apiDeleteLeadsByIdLabelsByLabelId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leads/labels/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Label or unlabel up to 500 leads; one result per lead */
+        post: operations["apiPostLeadsLabelsBulk"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1888,6 +2164,74 @@ export interface paths {
         /** Remove the assignment */
         post: operations["apiPostInteractionsConversationsByIdUnassign"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a conversation */
+        post: operations["postInteractionsConversationsByIdLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a conversation (one it shows from its contact or lead is taken off there) */
+        delete: operations["deleteInteractionsConversationsByIdLabelsByLabelId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put labels on a conversation */
+        post: operations["apiPostInteractionsConversationsByIdLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a label off a conversation (one it shows from its contact or lead is taken off there) */
+        delete: operations["apiDeleteInteractionsConversationsByIdLabelsByLabelId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5046,6 +5390,7 @@ export interface operations {
                                 "custom_fields.view": boolean;
                                 "custom_fields.create": boolean;
                                 "custom_fields.edit": boolean;
+                                "labels.manage": boolean;
                             };
                             administracion: {
                                 "roles.view": boolean;
@@ -7527,6 +7872,694 @@ export interface operations {
             };
         };
     };
+    getLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            color: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique within the entity, whatever its case */
+                    name: string;
+                    /**
+                     * @description `#rrggbb`
+                     * @example #2f80ed
+                     */
+                    color: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        color: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `label_name_taken`: the entity has a label of that name (whatever its case) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteLabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchLabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique within the entity, whatever its case */
+                    name?: string;
+                    /**
+                     * @description `#rrggbb`
+                     * @example #2f80ed
+                     */
+                    color?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        color: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `label_name_taken`: the entity has a label of that name (whatever its case) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            color: string;
+                            description: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique within the entity, whatever its case */
+                    name: string;
+                    /**
+                     * @description `#rrggbb`
+                     * @example #2f80ed
+                     */
+                    color: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        color: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `label_name_taken`: the entity has a label of that name (whatever its case) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteLabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchLabelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique within the entity, whatever its case */
+                    name?: string;
+                    /**
+                     * @description `#rrggbb`
+                     * @example #2f80ed
+                     */
+                    color?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        color: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `label_name_taken`: the entity has a label of that name (whatever its case) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getGroups: {
         parameters: {
             query?: {
@@ -7880,6 +8913,10 @@ export interface operations {
                 search?: string;
                 /** @description Effective seller (direct assignment, else inherited from the group) */
                 employee_id?: number;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -7908,6 +8945,8 @@ export interface operations {
                             /** @description E.164 */
                             phone: string | null;
                             tax_id: string | null;
+                            /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                            label_ids: number[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -8011,6 +9050,8 @@ export interface operations {
                         /** @description E.164 */
                         phone: string | null;
                         tax_id: string | null;
+                        /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8096,6 +9137,8 @@ export interface operations {
                         /** @description E.164 */
                         phone: string | null;
                         tax_id: string | null;
+                        /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8201,6 +9244,8 @@ export interface operations {
                         /** @description E.164 */
                         phone: string | null;
                         tax_id: string | null;
+                        /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8282,6 +9327,10 @@ export interface operations {
                 offset?: number;
                 group_id?: number;
                 lead_id?: number;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -8313,6 +9362,8 @@ export interface operations {
                             }[];
                             hasCustomFieldValues: boolean;
                             customFieldValuesCount: number;
+                            /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                            label_ids: number[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -8421,6 +9472,8 @@ export interface operations {
                         }[];
                         hasCustomFieldValues: boolean;
                         customFieldValuesCount: number;
+                        /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8518,6 +9571,8 @@ export interface operations {
                         }[];
                         hasCustomFieldValues: boolean;
                         customFieldValuesCount: number;
+                        /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8630,6 +9685,8 @@ export interface operations {
                         }[];
                         hasCustomFieldValues: boolean;
                         customFieldValuesCount: number;
+                        /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -9194,6 +10251,538 @@ export interface operations {
             };
         };
     };
+    postContactsByIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteContactsByIdLabelsByLabelId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postContactsLabelsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: "label" | "unlabel";
+                    ids: number[];
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        succeeded: number;
+                        failed: number;
+                        /** @description One per contact, in the order given */
+                        results: ({
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: true;
+                        } | {
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            /** @description The HTTP status the single action would have answered */
+                            status: number;
+                            /** @description The single action's problem code (`not_found`, `status_transition_not_allowed`, ...) */
+                            code: string;
+                            detail: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: a label is not of the caller’s entity (nothing applied) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postLeadsByIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteLeadsByIdLabelsByLabelId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postLeadsLabelsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: "label" | "unlabel";
+                    ids: number[];
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        succeeded: number;
+                        failed: number;
+                        /** @description One per lead, in the order given */
+                        results: ({
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: true;
+                        } | {
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            /** @description The HTTP status the single action would have answered */
+                            status: number;
+                            /** @description The single action's problem code (`not_found`, `status_transition_not_allowed`, ...) */
+                            code: string;
+                            detail: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: a label is not of the caller’s entity (nothing applied) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     apiGetGroups: {
         parameters: {
             query?: {
@@ -9547,6 +11136,10 @@ export interface operations {
                 search?: string;
                 /** @description Effective seller (direct assignment, else inherited from the group) */
                 employee_id?: number;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -9575,6 +11168,8 @@ export interface operations {
                             /** @description E.164 */
                             phone: string | null;
                             tax_id: string | null;
+                            /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                            label_ids: number[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -9678,6 +11273,8 @@ export interface operations {
                         /** @description E.164 */
                         phone: string | null;
                         tax_id: string | null;
+                        /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -9763,6 +11360,8 @@ export interface operations {
                         /** @description E.164 */
                         phone: string | null;
                         tax_id: string | null;
+                        /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -9868,6 +11467,8 @@ export interface operations {
                         /** @description E.164 */
                         phone: string | null;
                         tax_id: string | null;
+                        /** @description The lead's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -9949,6 +11550,10 @@ export interface operations {
                 offset?: number;
                 group_id?: number;
                 lead_id?: number;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -9980,6 +11585,8 @@ export interface operations {
                             }[];
                             hasCustomFieldValues: boolean;
                             customFieldValuesCount: number;
+                            /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                            label_ids: number[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -10088,6 +11695,8 @@ export interface operations {
                         }[];
                         hasCustomFieldValues: boolean;
                         customFieldValuesCount: number;
+                        /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -10185,6 +11794,8 @@ export interface operations {
                         }[];
                         hasCustomFieldValues: boolean;
                         customFieldValuesCount: number;
+                        /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -10297,6 +11908,8 @@ export interface operations {
                         }[];
                         hasCustomFieldValues: boolean;
                         customFieldValuesCount: number;
+                        /** @description The contact's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -10833,6 +12446,538 @@ export interface operations {
                 };
             };
             /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostContactsByIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteContactsByIdLabelsByLabelId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostContactsLabelsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: "label" | "unlabel";
+                    ids: number[];
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        succeeded: number;
+                        failed: number;
+                        /** @description One per contact, in the order given */
+                        results: ({
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: true;
+                        } | {
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            /** @description The HTTP status the single action would have answered */
+                            status: number;
+                            /** @description The single action's problem code (`not_found`, `status_transition_not_allowed`, ...) */
+                            code: string;
+                            detail: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: a label is not of the caller’s entity (nothing applied) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostLeadsByIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteLeadsByIdLabelsByLabelId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The record's label ids, ascending (names and colours: GET /labels) */
+                        label_ids: number[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the record, or a label, is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostLeadsLabelsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    action: "label" | "unlabel";
+                    ids: number[];
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        succeeded: number;
+                        failed: number;
+                        /** @description One per lead, in the order given */
+                        results: ({
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: true;
+                        } | {
+                            id: number;
+                            /** @enum {boolean} */
+                            ok: false;
+                            /** @description The HTTP status the single action would have answered */
+                            status: number;
+                            /** @description The single action's problem code (`not_found`, `status_transition_not_allowed`, ...) */
+                            code: string;
+                            detail: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: a label is not of the caller’s entity (nothing applied) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14147,6 +16292,10 @@ export interface operations {
                 group_id?: number;
                 /** @description Substring of the lead or group name */
                 search?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -14287,6 +16436,10 @@ export interface operations {
                 group_id?: number;
                 /** @description Substring of the lead or group name */
                 search?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -14960,6 +17113,10 @@ export interface operations {
                 group_id?: number;
                 /** @description Substring of the lead or group name */
                 search?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -15039,6 +17196,10 @@ export interface operations {
                 group_id?: number;
                 /** @description Substring of the lead or group name */
                 search?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -15179,6 +17340,10 @@ export interface operations {
                 group_id?: number;
                 /** @description Substring of the lead or group name */
                 search?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -15852,6 +18017,10 @@ export interface operations {
                 group_id?: number;
                 /** @description Substring of the lead or group name */
                 search?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -16366,6 +18535,10 @@ export interface operations {
                 channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                 /** @description Text in the contact's name, number (chat id) or last message */
                 q?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
                 follow_up?: boolean;
                 unread?: boolean;
                 limit?: number;
@@ -16419,6 +18592,12 @@ export interface operations {
                             next_response_due_at: string | null;
                             resolution_due_at: string | null;
                             sla_status: ("on_track" | "at_risk" | "breached") | null;
+                            /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                            labels: {
+                                id: number;
+                                /** @enum {string} */
+                                source: "conversation" | "contact" | "lead";
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -16476,6 +18655,10 @@ export interface operations {
                 channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                 /** @description Text in the contact's name, number (chat id) or last message */
                 q?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -16601,6 +18784,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -16810,6 +18999,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -16916,6 +19111,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17029,6 +19230,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17095,6 +19302,10 @@ export interface operations {
                 channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                 /** @description Text in the contact's name, number (chat id) or last message */
                 q?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
                 follow_up?: boolean;
                 unread?: boolean;
                 limit?: number;
@@ -17148,6 +19359,12 @@ export interface operations {
                             next_response_due_at: string | null;
                             resolution_due_at: string | null;
                             sla_status: ("on_track" | "at_risk" | "breached") | null;
+                            /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                            labels: {
+                                id: number;
+                                /** @enum {string} */
+                                source: "conversation" | "contact" | "lead";
+                            }[];
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -17205,6 +19422,10 @@ export interface operations {
                 channel_type_code?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
                 /** @description Text in the contact's name, number (chat id) or last message */
                 q?: string;
+                /** @description Any of these labels (repeat the parameter: `label=3&label=8`) */
+                label?: number[];
+                /** @description All of these labels (repeat the parameter) */
+                label_all?: number[];
             };
             header?: never;
             path?: never;
@@ -17330,6 +19551,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17539,6 +19766,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17645,6 +19878,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17758,6 +19997,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17864,6 +20109,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -17979,6 +20230,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18094,6 +20351,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18219,6 +20482,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18343,6 +20612,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18458,6 +20733,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18573,6 +20854,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18698,6 +20985,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18828,6 +21121,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -18943,6 +21242,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -19064,6 +21369,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -19179,6 +21490,12 @@ export interface operations {
                         next_response_due_at: string | null;
                         resolution_due_at: string | null;
                         sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -19242,6 +21559,468 @@ export interface operations {
             };
         };
     };
+    postInteractionsConversationsByIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation, or a label is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteractionsConversationsByIdLabelsByLabelId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation, or a label is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdLabels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label_ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation, or a label is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsConversationsByIdLabelsByLabelId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                label_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        entity_id: number;
+                        entity_channel_account_id: number;
+                        /** @enum {unknown} */
+                        channel_type_code: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                        external_chat_id: string;
+                        contact_id: number;
+                        lead_id: number;
+                        group_id: number;
+                        sender_name: string | null;
+                        /** @enum {unknown} */
+                        assignment_status: "unassigned" | "queued" | "assigned";
+                        assigned_employee_id: number | null;
+                        assigned_at: string | null;
+                        queue_id: number | null;
+                        last_message_id: number | null;
+                        last_message_preview: string | null;
+                        last_message_at: string | null;
+                        unread_count: number;
+                        service_window_expires_at: string | null;
+                        follow_up: boolean;
+                        workspace_notes: string;
+                        /**
+                         * @description open, pending (waiting on the customer), snoozed (until snoozed_until) or resolved
+                         * @enum {unknown}
+                         */
+                        status: "open" | "pending" | "snoozed" | "resolved";
+                        status_changed_at: string | null;
+                        status_changed_by: number | null;
+                        snoozed_until: string | null;
+                        first_response_due_at: string | null;
+                        next_response_due_at: string | null;
+                        resolution_due_at: string | null;
+                        sla_status: ("on_track" | "at_risk" | "breached") | null;
+                        /** @description Its labels: its own, its contact’s and its lead’s, each once, the nearest source first */
+                        labels: {
+                            id: number;
+                            /** @enum {string} */
+                            source: "conversation" | "contact" | "lead";
+                        }[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation, or a label is not of the caller’s entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postInteractionsConversationsBulk: {
         parameters: {
             query?: never;
@@ -19253,7 +22032,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The single action applied to each conversation, with its rules (docs/api/interactions.md, "Bulk actions") */
-                    action: "resolve" | "reopen" | "pending" | "snooze" | "assign" | "unassign";
+                    action: "resolve" | "reopen" | "pending" | "snooze" | "assign" | "unassign" | "label" | "unlabel";
                     conversation_ids: number[];
                     /**
                      * Format: date-time
@@ -19262,6 +22041,8 @@ export interface operations {
                     until?: string;
                     /** @description `assign` only, and required by it */
                     employee_id?: number;
+                    /** @description `label` and `unlabel` only, and required by them */
+                    label_ids?: number[];
                 };
             };
         };
@@ -19352,7 +22133,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description The single action applied to each conversation, with its rules (docs/api/interactions.md, "Bulk actions") */
-                    action: "resolve" | "reopen" | "pending" | "snooze" | "assign" | "unassign";
+                    action: "resolve" | "reopen" | "pending" | "snooze" | "assign" | "unassign" | "label" | "unlabel";
                     conversation_ids: number[];
                     /**
                      * Format: date-time
@@ -19361,6 +22142,8 @@ export interface operations {
                     until?: string;
                     /** @description `assign` only, and required by it */
                     employee_id?: number;
+                    /** @description `label` and `unlabel` only, and required by them */
+                    label_ids?: number[];
                 };
             };
         };

@@ -32,6 +32,8 @@ export interface CarteraFilter {
   groupId?: number | undefined;
   search?: string | undefined;
   leadId?: number | undefined;
+  labelAny?: readonly number[] | undefined;
+  labelAll?: readonly number[] | undefined;
 }
 
 /** The detail's row: the stored item as JSON text (`cartera_item.item`, a `CarteraItem`). */
@@ -47,11 +49,20 @@ function filterShapeOf(f: CarteraFilter): FilterShape {
     seller: f.sellerId !== undefined,
     unassigned: Boolean(f.unassigned),
     search: Boolean(f.search),
+    labels: f.labelAny !== undefined || f.labelAll !== undefined,
   };
 }
 
 function filterValuesOf(entityId: number, f: CarteraFilter) {
-  return { entityId, groupId: f.groupId, leadId: f.leadId, sellerId: f.sellerId, search: f.search ? likePattern(f.search) : undefined };
+  return {
+    entityId,
+    groupId: f.groupId,
+    leadId: f.leadId,
+    sellerId: f.sellerId,
+    search: f.search ? likePattern(f.search) : undefined,
+    labelAny: f.labelAny ?? null,
+    labelAll: f.labelAll ?? null,
+  };
 }
 
 /**

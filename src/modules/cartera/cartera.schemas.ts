@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageQuery, Pagination } from '../../platform/http/pagination.js';
 import { NullableObject, NullableString, StringEnum } from '../../platform/http/schema-types.js';
+import { LabelFilterQuery } from '../labels/index.js';
 
 const CarteraSort = Type.Union(
   [Type.Literal('creation'), Type.Literal('-creation'), Type.Literal('name'), Type.Literal('-name'), Type.Literal('group'), Type.Literal('-group')],
@@ -14,6 +15,7 @@ const filters = {
   unassigned: Type.Optional(Type.Boolean({ description: 'Only leads without any seller' })),
   group_id: Type.Optional(Id),
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Substring of the lead or group name' })),
+  ...LabelFilterQuery,
 };
 export const CarteraListQuery = Type.Object({ ...pageQuery(50), sort: Type.Optional(CarteraSort), ...filters });
 export type CarteraListQuery = Static<typeof CarteraListQuery>;

@@ -22,7 +22,7 @@ export type CarteraDetail<K extends CarteraKind = CarteraKind> = CarteraItem<K> 
 };
 
 export function filterOf(kind: CarteraKind, q: Omit<Partial<CarteraListQuery>, 'limit' | 'offset' | 'sort'>): CarteraFilter {
-  return { kind, sellerId: q.seller_id, unassigned: q.unassigned, groupId: q.group_id, search: q.search };
+  return { kind, sellerId: q.seller_id, unassigned: q.unassigned, groupId: q.group_id, search: q.search, labelAny: q.label, labelAll: q.label_all };
 }
 
 /** `database` runs the view's statements as named prepared statements. */

@@ -7,7 +7,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { countCapLimit, isoTimestamp, pageOfItems, pageWindow, PAGE_SHAPES } from '../../db/prepared-sql.js';
 import { everyShape, shapedStatement, statement } from '../../db/statement.js';
 import { principalAlong } from '../identity/index.js';
-import { hasEffectiveSeller } from '../records/index.js';
+import { hasEffectiveSeller, leadLabelled } from '../records/index.js';
 
 export type CarteraKind = 'lead' | 'client';
 
@@ -23,7 +23,7 @@ export const SORTS: Record<string, SQL> = {
   id: sql`ci.lead_id`,
 };
 
-/** What of a filter the statement text depends on; values are placeholders (`entityId`, `groupId`, `leadId`, `sellerId`, `search`). */
+/** What of a filter the statement text depends on; values are placeholders (`entityId`, `groupId`, `leadId`, `sellerId`, `search`, `labelAny`, `labelAll`). */
 export interface FilterShape {
   kind: CarteraKind;
   group: boolean;
@@ -31,6 +31,8 @@ export interface FilterShape {
   seller: boolean;
   unassigned: boolean;
   search: boolean;
+  /** Label filters (placeholders `labelAny`, `labelAll`, either null): records' `leadLabelled`. */
+  labels: boolean;
 }
 
 /** What of a whole view statement its text depends on; besides the filter's, `offset`, `cap` and `afterId` are placeholders. */
@@ -50,6 +52,7 @@ function whereOf(shape: FilterShape): SQL {
   if (shape.seller) parts.push(hasEffectiveSeller(sql`ci.lead_id`, sql`ci.entity_id`, sql.placeholder('sellerId')));
   if (shape.unassigned) parts.push(sql`ci.sellers is null`);
   if (shape.search) parts.push(sql`(ci.name ilike ${sql.placeholder('search')} or ci.group_name ilike ${sql.placeholder('search')})`);
+  if (shape.labels) parts.push(leadLabelled(sql`ci.lead_id`, sql.placeholder('labelAny'), sql.placeholder('labelAll')));
   return sql.join(parts, sql` and `);
 }
 
@@ -66,6 +69,7 @@ export function readsSellerItems(shape: FilterShape & { sort?: string }): boolea
     !shape.lead &&
     !shape.unassigned &&
     !shape.search &&
+    !shape.labels &&
     (shape.sort === undefined || shape.sort === 'creation' || shape.sort === '-creation')
   );
 }
@@ -113,6 +117,7 @@ const FILTER_SHAPES: FilterShape[] = everyShape({
   seller: [false, true],
   unassigned: [false, true],
   search: [false, true],
+  labels: [false, true],
 });
 
 /**
@@ -152,6 +157,7 @@ export const CARTERA_DETAIL = shapedStatement<ViewShape>('crm_cartera_detail', {
     seller: false,
     unassigned: false,
     search: false,
+    labels: false,
     sort: 'id',
     limit: 1,
     offset: false,

@@ -9,6 +9,7 @@ import { createGuardedFetch } from '../../platform/http/outbound.js';
 import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
 import { createCommunicationsClient } from '../../integrations/communications/index.js';
 import type { IdentityService } from '../identity/index.js';
+import type { Labels } from '../labels/index.js';
 import type { MediaService } from '../media/index.js';
 import { createConversationAutomation, type ConversationAutomation } from './automation/index.js';
 import { entityChannelAccountRoutes, createEntityChannelAccountService } from './channel-accounts/index.js';
@@ -25,6 +26,7 @@ import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
 import { bulkActionRoutes, createBulkActions } from './bulk/index.js';
 import { cannedReplyRoutes, createCannedReplies } from './canned-replies/index.js';
+import { conversationLabelRoutes, createConversationLabels } from './conversation-labels/index.js';
 import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
 import { createIntakeWorker, createOperatorService, registerIntakeMetrics, type IntakeWorker } from './intake/index.js';
@@ -63,6 +65,7 @@ export async function registerInteractionsModule(
   ctx: AppContext,
   identity: IdentityService,
   media: Pick<MediaService, 'downloadUrls' | 'summaries' | 'ingest' | 'presignUpload' | 'finalizeUpload'>,
+  catalogue: Labels,
   options: { workers: boolean },
 ): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation }> {
   const { db, events, log } = ctx;
@@ -158,7 +161,9 @@ export async function registerInteractionsModule(
   await registerBareAndApi(app, conversationRoutes, { service: conversations });
   await registerBareAndApi(app, lifecycleRoutes, { lifecycle });
   await registerBareAndApi(app, assignmentRoutes, { service: assignment });
-  await registerBareAndApi(app, bulkActionRoutes, { bulk: createBulkActions({ lifecycle, assignment, log: app.log }) });
+  const labels = createConversationLabels({ db, events, realtime, labels: catalogue });
+  await registerBareAndApi(app, conversationLabelRoutes, { labels });
+  await registerBareAndApi(app, bulkActionRoutes, { bulk: createBulkActions({ lifecycle, assignment, labels, catalogue, log: app.log }) });
   const replies = createCannedReplies({ db, media, outbound, cards: createRecordCards(db), names: identity });
   await registerBareAndApi(app, cannedReplyRoutes, { replies });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
@@ -189,7 +194,7 @@ export async function registerInteractionsModule(
   });
   const timeZoneOf = (entityId: number) => identity.timeZoneOf(entityId);
   await registerBareAndApi(app, reportRoutes, { service: createReportService({ db, timeZoneOf }) });
-  return { outbound, communications: operations, automation: createConversationAutomation({ db, outbound, conversations, assignment }) };
+  return { outbound, communications: operations, automation: createConversationAutomation({ db, outbound, conversations, assignment, labels }) };
 }
 
 /** PUBLIC_BASE_URL, else the address this process listens on (development and tests). */

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { runShapedIn } from '../../db/statement.js';
 import { CONTACT_VIEWS } from './contact.sql.js';
+import { recordLabelled } from './label-filter.sql.js';
 import type { PageRequest } from '../../platform/http/pagination.js';
 import type { ContactChannelType } from './channel-identifier.js';
 import { contact, contactChannel } from './contact.table.js';
@@ -22,15 +23,23 @@ export interface ContactView {
   name: string;
   channels: ContactChannelRow[];
   custom_field_values_count: number;
+  label_ids: number[];
   created_at: Date | string;
   updated_at: Date | string;
   total: number;
 }
 
+/** An `integer[]` value as text (ids from a validated request), null when absent. */
+const intArray = (ids: readonly number[] | undefined) => (ids === undefined ? null : `{${ids.join(',')}}`);
+
 export interface ContactFilter extends PageRequest {
   groupId?: number | undefined;
   leadId?: number | undefined;
   id?: number | undefined;
+  /** Any of these labels. */
+  labelAny?: readonly number[] | undefined;
+  /** All of these labels. */
+  labelAll?: readonly number[] | undefined;
 }
 
 /**
@@ -38,12 +47,19 @@ export interface ContactFilter extends PageRequest {
  * cheapest read): channels are aggregated per row, the count comes from the window `count(*) over ()`.
  */
 export async function selectContactViews(db: Db, entityId: number, f: ContactFilter): Promise<ContactView[]> {
-  const shape = { group: f.groupId !== undefined, lead: f.leadId !== undefined, id: f.id !== undefined };
+  const shape = {
+    group: f.groupId !== undefined,
+    lead: f.leadId !== undefined,
+    id: f.id !== undefined,
+    labels: f.labelAny !== undefined || f.labelAll !== undefined,
+  };
   return runShapedIn<ContactView, typeof shape>(db, CONTACT_VIEWS, shape, {
     entityId,
     groupId: f.groupId,
     leadId: f.leadId,
     id: f.id,
+    labelAny: f.labelAny ?? null,
+    labelAll: f.labelAll ?? null,
     limit: f.limit,
     offset: f.offset,
   });
@@ -59,6 +75,9 @@ export async function countContacts(db: Db, entityId: number, f: ContactFilter):
         eq(contact.entityId, entityId),
         f.groupId !== undefined ? eq(contact.groupId, f.groupId) : undefined,
         f.leadId !== undefined ? eq(contact.leadId, f.leadId) : undefined,
+        f.labelAny !== undefined || f.labelAll !== undefined
+          ? recordLabelled('contact', sql`${contact.id}`, intArray(f.labelAny), intArray(f.labelAll))
+          : undefined,
       ),
     );
   return rows[0]?.n ?? 0;

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
+import { LabelFilterQuery } from '../labels/index.js';
 
 const ChannelType = Type.Union([Type.Literal('phone'), Type.Literal('whatsapp'), Type.Literal('email'), Type.Literal('instagram'), Type.Literal('messenger')], {
   description: 'phone/whatsapp: E.164; email: lower-cased address; instagram/messenger: platform user id',
@@ -25,6 +26,7 @@ export const ContactResponse = Type.Object({
   channels: Type.Array(ContactChannelResponse),
   hasCustomFieldValues: Type.Boolean(),
   customFieldValuesCount: Type.Integer(),
+  label_ids: Type.Array(Type.Integer(), { description: "The contact's label ids, ascending (names and colours: GET /labels)" }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
@@ -35,6 +37,7 @@ export const ContactListQuery = Type.Object({
   ...pageQuery(100),
   group_id: Type.Optional(Id),
   lead_id: Type.Optional(Id),
+  ...LabelFilterQuery,
 });
 export type ContactListQuery = Static<typeof ContactListQuery>;
 

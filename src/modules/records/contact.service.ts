@@ -38,6 +38,7 @@ function toContactResponse(v: ContactView): ContactResponse {
     channels: v.channels.map((c) => ({ id: c.id, type: c.type, identifier: c.identifier, label: c.label, is_manual: c.is_manual })),
     hasCustomFieldValues: v.custom_field_values_count > 0,
     customFieldValuesCount: v.custom_field_values_count,
+    label_ids: v.label_ids,
     created_at: iso(v.created_at),
     updated_at: iso(v.updated_at),
   };
@@ -99,7 +100,7 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
   return {
     /** One SQL query for a non-empty page (see `selectContactViews`). */
     async list(caller: Principal, q: ContactListQuery): Promise<Page<ContactResponse>> {
-      const filter = { groupId: q.group_id, leadId: q.lead_id, limit: q.limit, offset: q.offset };
+      const filter = { groupId: q.group_id, leadId: q.lead_id, labelAny: q.label, labelAll: q.label_all, limit: q.limit, offset: q.offset };
       const rows = await selectContactViews(db, caller.entityId, filter);
       const total = rows[0]?.total ?? (q.offset > 0 ? await countContacts(db, caller.entityId, filter) : 0);
       return toPage(q, rows, total, toContactResponse);

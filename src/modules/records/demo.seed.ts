@@ -1,4 +1,4 @@
-/** Demo groups, leads, clients, contacts and assignments for entities 1 and 2. Idempotent per entity. */
+/** Demo groups, leads, clients, contacts, assignments and lead labels for entities 1 and 2. Idempotent per entity. */
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { crmGroup } from './group.table.js';
@@ -6,6 +6,7 @@ import { insertGroup } from './group.repository.js';
 import { insertLead } from './lead.repository.js';
 import { insertContact, insertManualChannels } from './contact.repository.js';
 import { insertGroupAssignments, upsertLeadAssignment } from './assignment.repository.js';
+import { addRecordLabels } from './label-link.repository.js';
 
 export interface RecordsDemo {
   /** First demo contact of entity 1 (custom field values are seeded on it), or null when already seeded. */
@@ -58,8 +59,15 @@ const ENTITY1 = [
   { group: 'Tienda El Sol', leads: [{ name: 'Tienda El Sol', erpId: null, email: null, phone: '+50255504000', contacts: [] }] },
 ];
 
-/** Seeds entity 1 (and a little of entity 2) unless they already hold groups. */
-export async function seedRecordsDemo(db: Db, employees: { adminEntity1: number; sellerEntity1: number }): Promise<RecordsDemo> {
+/** The demo labels (labels module) some demo leads carry. */
+const DEMO_LEAD_LABELS: Record<string, string> = { 'Ana López': 'VIP', 'Distribuidora Maya': 'Mayorista', 'Comercial Hernández (central)': 'Cotización' };
+
+/** Seeds entity 1 (and a little of entity 2) unless they already hold groups; `labels` are the demo labels by name. */
+export async function seedRecordsDemo(
+  db: Db,
+  employees: { adminEntity1: number; sellerEntity1: number },
+  labels: ReadonlyMap<string, number> = new Map(),
+): Promise<RecordsDemo> {
   const demo: RecordsDemo = { contactId: null, groupId: null };
   const existing = await db.select({ id: crmGroup.id }).from(crmGroup).where(eq(crmGroup.entityId, 1)).limit(1);
   if (existing.length === 0) {
@@ -71,6 +79,10 @@ export async function seedRecordsDemo(db: Db, employees: { adminEntity1: number;
       for (const l of g.leads) {
         const lead = await insertLead(db, 1, { groupId: group.id, name: l.name, erpId: l.erpId, email: l.email, phone: l.phone });
         if (l.name === 'Carlos López') await upsertLeadAssignment(db, 1, lead.id, employees.adminEntity1);
+        // Their conversations show these labels too (source `lead`).
+        const labelName = DEMO_LEAD_LABELS[l.name];
+        const labelId = labelName === undefined ? undefined : labels.get(labelName);
+        if (labelId !== undefined) await addRecordLabels(db, 'lead', 1, [lead.id], [labelId], null);
         for (const c of l.contacts) {
           const contact = await insertContact(db, 1, { groupId: group.id, leadId: lead.id, name: c.name });
           demo.contactId ??= contact.id;

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import type { IdentityService } from '../identity/index.js';
+import type { Labels } from '../labels/index.js';
 import { groupRoutes } from './group.routes.js';
 import { leadRoutes } from './lead.routes.js';
 import { contactRoutes } from './contact.routes.js';
@@ -17,6 +18,8 @@ import { createGroupService } from './group.service.js';
 import { createLeadService, type LeadService } from './lead.service.js';
 import { createContactService } from './contact.service.js';
 import { createAssignmentService, type AssignmentService } from './assignment.service.js';
+import { createRecordLabels, type RecordLabels } from './record-labels.service.js';
+import { recordLabelRoutes } from './record-labels.routes.js';
 
 export type { LeadService } from './lead.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf } from './contact-identity.service.js';
@@ -24,6 +27,7 @@ export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } f
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
 export { createRecordLookup, createContactPlacement, createLeadPlacement, createRecordCards, type RecordCard } from './record-lookup.js';
 export { effectiveSellerLeadIds, hasEffectiveSeller } from './seller-derivation.sql.js';
+export { leadLabelled } from './label-filter.sql.js';
 export { effectiveLeadsOf, rebuildLeadSellers } from './lead-seller.repository.js';
 export { seedRecordsDemo } from './demo.seed.js';
 export { seedInvoicesDemo, type InvoicesDemo } from './invoice-clients.demo.seed.js';
@@ -31,21 +35,25 @@ export { seedInvoicesDemo, type InvoicesDemo } from './invoice-clients.demo.seed
 export interface RecordsModule {
   leads: LeadService;
   assignments: AssignmentService;
+  /** Labels on contacts and leads (issue 49). */
+  labels: RecordLabels;
 }
 
-/** Registers groups, leads, contacts, and assignments, bare and under `/api`; returns the services other modules use. */
-export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService): Promise<RecordsModule> {
+/** Registers groups, leads, contacts, assignments and their labels, bare and under `/api`; returns the services other modules use. */
+export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService, catalogue: Labels): Promise<RecordsModule> {
   const deps = { db: ctx.db, events: ctx.events };
   const groups = createGroupService(deps);
   const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);
   const assignments = createAssignmentService({ ...deps, identity });
+  const labels = createRecordLabels({ db: ctx.db, labels: catalogue });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
     await registerRoutes(scope, groupRoutes, { service: groups });
     await registerRoutes(scope, leadRoutes, { service: leads });
     await registerRoutes(scope, contactRoutes, { service: contacts });
     await registerRoutes(scope, assignmentRoutes, { service: assignments });
+    await registerRoutes(scope, recordLabelRoutes, { service: labels });
   };
   await registerBareAndApi(app, plugin, {});
-  return { leads, assignments };
+  return { leads, assignments, labels };
 }

@@ -17,13 +17,29 @@ export interface LeadFilter extends PageRequest {
   kind?: 'lead' | 'client' | undefined;
   search?: string | undefined;
   employeeId?: number | undefined;
+  labelAny?: readonly number[] | undefined;
+  labelAll?: readonly number[] | undefined;
 }
 
 /** What of a filter the statement's text depends on, and the values of its placeholders. */
 function statementOf(entityId: number, f: LeadFilter) {
   const page = pageShapeOf(f);
-  const filter = { group: f.groupId !== undefined, kind: f.kind ?? null, search: Boolean(f.search), employee: f.employeeId !== undefined };
-  const values = { entityId, groupId: f.groupId, search: f.search ? likePattern(f.search) : undefined, employeeId: f.employeeId, ...page.values };
+  const filter = {
+    group: f.groupId !== undefined,
+    kind: f.kind ?? null,
+    search: Boolean(f.search),
+    employee: f.employeeId !== undefined,
+    labels: f.labelAny !== undefined || f.labelAll !== undefined,
+  };
+  const values = {
+    entityId,
+    groupId: f.groupId,
+    search: f.search ? likePattern(f.search) : undefined,
+    employeeId: f.employeeId,
+    labelAny: f.labelAny ?? null,
+    labelAll: f.labelAll ?? null,
+    ...page.values,
+  };
   return { shape: { ...filter, ...page.shape }, values, options: { planEachCall: filter.employee } };
 }
 

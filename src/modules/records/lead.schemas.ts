@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Id, IdOf } from '../../platform/http/ids.js';
 import { pageOf, pageQuery } from '../../platform/http/pagination.js';
 import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
+import { LabelFilterQuery } from '../labels/index.js';
 
 const LeadKind = Type.Union([Type.Literal('lead'), Type.Literal('client')], { description: 'client = the lead carries an erp_id' });
 
@@ -14,6 +15,7 @@ export const LeadResponse = Type.Object({
   email: NullableString(),
   phone: NullableString({ description: 'E.164' }),
   tax_id: NullableString(),
+  label_ids: Type.Array(Type.Integer(), { description: "The lead's label ids, ascending (names and colours: GET /labels)" }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
@@ -26,6 +28,7 @@ export const LeadListQuery = Type.Object({
   kind: Type.Optional(LeadKind),
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of name, e-mail or erp_id' })),
   employee_id: Type.Optional(IdOf('Effective seller (direct assignment, else inherited from the group)')),
+  ...LabelFilterQuery,
 });
 export type LeadListQuery = Static<typeof LeadListQuery>;
 

@@ -11,11 +11,12 @@ import type { EventBus } from '../../platform/events/bus.js';
 import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { normalizePhone } from './channel-identifier.js';
 import { findGroup } from './group.repository.js';
+import { labelIdsOf } from './label-link.repository.js';
 import { countLeads, findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadRow, type LeadValues } from './lead.repository.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
-function toLeadResponse(row: LeadRow): LeadResponse {
+function toLeadResponse(row: LeadRow, labelIds: number[]): LeadResponse {
   return {
     id: row.id,
     group_id: row.groupId,
@@ -25,6 +26,7 @@ function toLeadResponse(row: LeadRow): LeadResponse {
     email: row.email,
     phone: row.phone,
     tax_id: row.taxId,
+    label_ids: labelIds,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -63,6 +65,10 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
     if (holder && holder.id !== leadId) throw conflict('already_exists', `erp_id ${erpId} already belongs to lead ${holder.id}`, { lead_id: holder.id });
   }
 
+  async function labelIdsOfLead(id: number): Promise<number[]> {
+    return (await labelIdsOf(db, 'lead', [id])).get(id) ?? [];
+  }
+
   return {
     /**
      * A page of the lead list as its response body (`LeadListResponse` as JSON text, for `sendJsonText`):
@@ -70,7 +76,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
      * along, and nothing of the page is answered before it is confirmed (401/403 otherwise).
      */
     async list(caller: PendingPrincipal, q: LeadListQuery): Promise<string> {
-      const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id };
+      const filter = { groupId: q.group_id, kind: q.kind, search: q.search, employeeId: q.employee_id, labelAny: q.label, labelAll: q.label_all };
       const page = { limit: q.limit, offset: q.offset };
       const { items, total, capped } = await cappedCounts.page({
         entityId: caller.entityId,
@@ -90,7 +96,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
     async get(caller: Principal, id: number): Promise<LeadResponse> {
       const row = await findLead(db, caller.entityId, id);
       if (!row) throw notFound('lead', id);
-      return toLeadResponse(row);
+      return toLeadResponse(row, await labelIdsOfLead(row.id));
     },
 
     /** 400 when the group is not the caller's; 409 `already_exists` when the erp_id is taken. */
@@ -113,7 +119,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
         },
         { events },
       );
-      return toLeadResponse(row);
+      return toLeadResponse(row, []);
     },
 
     /** Setting `erp_id` makes the lead a client; `null` makes it a lead again. Moving groups moves its contacts. */
@@ -124,7 +130,7 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
       await assertErpIdFree(caller.entityId, values.erpId, id);
       const row = await updateLead(db, caller.entityId, id, values);
       if (!row) throw notFound('lead', id);
-      return toLeadResponse(row);
+      return toLeadResponse(row, await labelIdsOfLead(row.id));
     },
   };
 }

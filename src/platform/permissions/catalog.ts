@@ -98,6 +98,8 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('reports.view', 'conversaciones', 'See the conversation reports of every agent, queue and channel'),
   // Canned replies (issue 49): everyone keeps personal ones; this writes the queues' and the entity's.
   def('canned_replies.manage', 'conversaciones', "Create, change and delete the queues' and the entity's canned replies"),
+  // Labels (issue 49): every member reads the catalogue and labels what they may see or edit; this writes the catalogue.
+  def('labels.manage', 'configuracion', "Create, rename, recolour and delete the entity's labels"),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);

@@ -1,7 +1,7 @@
 /**
  * What automations (the workflows module) do to conversations, by entity id rather than by a signed-in
  * employee: find the conversation an event is about, send into it, assign it, note on it, mark its
- * follow-up. Sends go through the same checks and lifecycle as an agent's (outbound.service.ts) and
+ * follow-up, label it. Sends go through the same checks and lifecycle as an agent's (outbound.service.ts) and
  * carry the workflow's origin, so the `message.outbound` they cause can stop a loop.
  */
 import type { Db } from '../../../db/client.js';
@@ -9,6 +9,7 @@ import type { EventOrigin } from '../events/index.js';
 import type { OutboundService } from '../outbound/index.js';
 import type { ConversationService } from '../conversations/index.js';
 import type { AssignmentService } from '../routing/index.js';
+import type { ConversationLabels } from '../conversation-labels/index.js';
 import type { AnyOutboundBody } from '../message-kinds/index.js';
 import type { MessageResponse } from '../conversations/index.js';
 import { getConversation, latestConversationOf, viewerOf, type ViewerSource } from '../conversations/index.js';
@@ -36,6 +37,8 @@ export interface ConversationAutomation {
   /** Appends a line to the workspace notes (idempotent: a line already last is not added again). */
   appendNote(entityId: number, conversationId: number, line: string): Promise<void>;
   setFollowUp(entityId: number, conversationId: number, followUp: boolean): Promise<void>;
+  /** Puts labels on the conversation itself (`add`) or takes them off (`remove`); 404 for a label that is not the entity's. */
+  label(entityId: number, conversationId: number, change: 'add' | 'remove', labelIds: readonly number[], origin: EventOrigin): Promise<void>;
 }
 
 export function createConversationAutomation(deps: {
@@ -43,6 +46,7 @@ export function createConversationAutomation(deps: {
   outbound: Pick<OutboundService, 'send'>;
   conversations: Pick<ConversationService, 'appendNote' | 'setFollowUp'>;
   assignment: Pick<AssignmentService, 'assign' | 'assignThroughQueue'>;
+  labels: ConversationLabels;
 }): ConversationAutomation {
   const system = (entityId: number) => ({ entityId, employeeId: null });
   return {
@@ -67,6 +71,9 @@ export function createConversationAutomation(deps: {
     },
     async setFollowUp(entityId, conversationId, followUp) {
       await deps.conversations.setFollowUp(system(entityId), conversationId, followUp);
+    },
+    async label(entityId, conversationId, change, labelIds, origin) {
+      await deps.labels[change](system(entityId), conversationId, labelIds, origin);
     },
   };
 }

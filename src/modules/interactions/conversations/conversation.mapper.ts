@@ -42,6 +42,7 @@ export function toConversationResponse(r: ConversationRow, now: Date = new Date(
     next_response_due_at: dueOf(r.slaState, 'next_response'),
     resolution_due_at: dueOf(r.slaState, 'resolution'),
     sla_status: slaStatusOf(r.slaState, now),
+    labels: r.labels,
     created_at: r.createdAt.toISOString(),
     updated_at: r.updatedAt.toISOString(),
   };

@@ -23,6 +23,10 @@ export interface InboxConditions {
   followUp?: boolean | undefined;
   unread?: boolean | undefined;
   q?: string | undefined;
+  /** Any of these labels (the conversation's own, its contact's or its lead's). */
+  labelAny?: readonly number[] | undefined;
+  /** All of these labels, from whichever source. */
+  labelAll?: readonly number[] | undefined;
 }
 
 export interface InboxFilter extends InboxConditions {
@@ -39,11 +43,14 @@ const activityUs = sql<number | null>`floor(extract(epoch from ${conversation.la
 const assignedTo = (employeeId: number | null) =>
   employeeId === null ? sql`false` : and(eq(conversation.assignedEmployeeId, employeeId), eq(conversation.assignmentStatus, 'assigned'));
 const notAssigned = sql`${conversation.assignmentStatus} <> 'assigned'`;
+/** An `integer[]` value (ids from a validated request). */
+const intArray = (ids: readonly number[]) => sql`${`{${ids.join(',')}}`}::integer[]`;
 
 /**
  * The one WHERE clause of the inbox but who may see what: the list and the tab counts both build theirs
  * here, so a condition added here holds for both; each then adds the viewer's visibility
  * (`visibilityBranches`, conversation-visibility.ts) the way its query reads best.
+ * Labels match the conversation's own and its contact's and lead's (`label_ids`, kept by migration 0030's triggers).
  * Text search is a case-insensitive substring of the sender's name, the chat id (the number) or the last message's preview (docs/decisions.md "Inbox search").
  */
 function inboxConditions(f: InboxConditions): SQL {
@@ -63,6 +70,10 @@ function inboxConditions(f: InboxConditions): SQL {
     const pattern = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     conds.push(or(ilike(conversation.senderName, pattern), ilike(conversation.externalChatId, pattern), ilike(conversation.lastMessagePreview, pattern)));
   }
+  // `<> '{}'` names the partial index of labelled conversations (conversation_label_ids_idx) to the planner.
+  if (f.labelAny !== undefined || f.labelAll !== undefined) conds.push(sql`${conversation.labelIds} <> '{}'::integer[]`);
+  if (f.labelAny !== undefined) conds.push(sql`${conversation.labelIds} && ${intArray(f.labelAny)}`);
+  if (f.labelAll !== undefined) conds.push(sql`${conversation.labelIds} @> ${intArray(f.labelAll)}`);
   return and(...conds)!;
 }
 

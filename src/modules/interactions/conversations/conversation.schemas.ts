@@ -1,5 +1,6 @@
 /** TypeBox schemas of the conversations API and the realtime payloads that reuse them. */
 import { Id, IdParams } from '../../../platform/http/ids.js';
+import { AppliedLabel, LabelFilterQuery } from '../../labels/index.js';
 import { Type, type Static } from 'typebox';
 import { ASSIGNMENT_STATUSES, CHANNEL_TYPE_CODES, CONVERSATION_STATUSES, MESSAGE_DIRECTIONS, MESSAGE_STATUSES, SLA_STATUSES } from '../model/index.js';
 
@@ -51,6 +52,7 @@ export const ConversationResponse = Type.Object({
         "on_track, at_risk (a clock used the policy's at_risk_share) or breached (a target of the current cycle was missed); null without an SLA policy",
     }),
   ),
+  labels: Type.Array(AppliedLabel, { description: 'Its labels: its own, its contact’s and its lead’s, each once, the nearest source first' }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
@@ -89,6 +91,7 @@ const InboxFilters = {
   queue_id: Type.Optional(Id),
   channel_type_code: Type.Optional(Type.Enum(CHANNEL_TYPE_CODES)),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Text in the contact's name, number (chat id) or last message" })),
+  ...LabelFilterQuery,
 };
 
 export const ConversationListQuery = Type.Object({
@@ -102,7 +105,13 @@ export const ConversationListQuery = Type.Object({
 export type ConversationListQuery = Static<typeof ConversationListQuery>;
 
 /** The tab badges' filters: the list's, without the tab (`filter`, `assignee`) and status, which the counts break down. */
-export const ConversationCountsQuery = Type.Object({ queue_id: InboxFilters.queue_id, channel_type_code: InboxFilters.channel_type_code, q: InboxFilters.q });
+export const ConversationCountsQuery = Type.Object({
+  queue_id: InboxFilters.queue_id,
+  channel_type_code: InboxFilters.channel_type_code,
+  q: InboxFilters.q,
+  label: InboxFilters.label,
+  label_all: InboxFilters.label_all,
+});
 export type ConversationCountsQuery = Static<typeof ConversationCountsQuery>;
 const StatusCounts = Type.Object({ open: Type.Integer(), pending: Type.Integer(), snoozed: Type.Integer(), resolved: Type.Integer() });
 export const ConversationCountsResponse = Type.Object({ mine: StatusCounts, unassigned: StatusCounts, all: StatusCounts });

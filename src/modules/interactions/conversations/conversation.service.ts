@@ -74,6 +74,8 @@ export function createConversationService(deps: {
         followUp: q.follow_up,
         unread: q.unread,
         q: q.q,
+        labelAny: q.label,
+        labelAll: q.label_all,
         after: after ? { activityUs: after.key < 0 ? null : after.key, id: after.id } : undefined,
         limit: limit + 1,
       });
@@ -91,6 +93,8 @@ export function createConversationService(deps: {
         queueId: q.queue_id,
         channelTypeCode: q.channel_type_code,
         q: q.q,
+        labelAny: q.label,
+        labelAll: q.label_all,
       });
       const zero = () => Object.fromEntries(CONVERSATION_STATUSES.map((s) => [s, 0])) as ConversationCountsResponse['all'];
       const result: ConversationCountsResponse = { mine: zero(), unassigned: zero(), all: zero() };

@@ -4,7 +4,13 @@
  * like `lead.assigned`. Published on the event bus after the transaction that caused them commits.
  */
 import { statusEventKind, type ConversationChange, type StatusCause } from '../activity/index.js';
-import { emitConversationAssigned, emitConversationSla, emitConversationStatusChanged, type ConversationRow } from '../conversations/index.js';
+import {
+  emitConversationAssigned,
+  emitConversationSla,
+  emitConversationStatusChanged,
+  emitConversationUpdated,
+  type ConversationRow,
+} from '../conversations/index.js';
 import type { AssignmentVia, ChannelTypeCode, ConversationStatus, SlaMetric, SlaTimeBasis } from '../model/index.js';
 import type { SlaAlert } from '../service-levels/index.js';
 
@@ -119,6 +125,21 @@ interface ConversationSlaEvent extends ConversationEventFacts {
   occurred_at: string;
 }
 
+/**
+ * `conversation.labeled` (issue 49; our addition to SPEC's trigger events): labels were put on the conversation
+ * itself, by an employee or a workflow. `label_ids` are the ones added by this change; `labels` every label the
+ * conversation now carries, from any source.
+ */
+interface ConversationLabeledEvent extends ConversationEventFacts {
+  type: 'conversation.labeled';
+  label_ids: number[];
+  labels: number[];
+  /** Null when a workflow labelled it. */
+  labeled_by_employee_id: number | null;
+  occurred_at: string;
+  origin?: EventOrigin;
+}
+
 declare module '../../../platform/events/domain-events.js' {
   interface DomainEventMap {
     'message.inbound': MessageInboundTriggerContext;
@@ -129,6 +150,7 @@ declare module '../../../platform/events/domain-events.js' {
     'conversation.no_reply': ConversationSlaEvent;
     'conversation.assigned': ConversationAssignmentEvent;
     'conversation.unassigned': ConversationAssignmentEvent;
+    'conversation.labeled': ConversationLabeledEvent;
   }
 }
 
@@ -231,6 +253,24 @@ export function announceStatusChange(
     via,
     changed_by_employee_id: by,
     occurred_at: (c.statusChangedAt ?? new Date()).toISOString(),
+  });
+}
+
+/**
+ * Labels put on or taken off conversation `c` (as it is now) in `change`: after the commit,
+ * `interaction.conversation.updated` to the sockets and, when labels were added, `conversation.labeled` on the bus.
+ */
+export function announceLabels(change: ConversationChange, c: ConversationRow, added: readonly number[], by: number | null, origin?: EventOrigin): void {
+  emitConversationUpdated(change.events, c);
+  if (added.length === 0) return;
+  change.events.domainEvent('conversation.labeled', {
+    type: 'conversation.labeled',
+    ...conversationFacts(c),
+    label_ids: [...added],
+    labels: c.labelIds,
+    labeled_by_employee_id: by,
+    occurred_at: new Date().toISOString(),
+    ...(origin ? { origin } : {}),
   });
 }
 

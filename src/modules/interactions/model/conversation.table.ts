@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { idColumn, timestampColumns } from '../../../db/columns.js';
 import { entityIdColumn } from '../../identity/entity.table.js';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
@@ -56,6 +57,16 @@ export const conversation = pgTable(
     snoozedUntil: timestamp({ withTimezone: true }),
     /** The SLA clocks of the conversation's policy (service-levels room, `sla-state.ts`); null without a policy. */
     slaState: jsonb().$type<SlaState>(),
+    /**
+     * Its labels (issue 49): its own (`conversation_label`), its contact's and its lead's (`contact_label`,
+     * `lead_label` of records), each once, by id; kept by the triggers of migration 0030, never written here.
+     * `labels` says where each comes from, the nearest source first.
+     */
+    labelIds: integer()
+      .array()
+      .notNull()
+      .default(sql`'{}'::integer[]`),
+    labels: jsonb().$type<{ id: number; source: 'conversation' | 'contact' | 'lead' }[]>().notNull().default([]),
     ...timestampColumns(),
   },
   (t) => [
@@ -83,5 +94,9 @@ export const conversation = pgTable(
     // A contact's conversations in the order they were opened: whether a new conversation's first message is the
     // contact's first (inbound intake), without reading the entity's other conversations.
     index('conversation_contact_id_id_idx').on(t.contactId, t.id),
+    // The inbox's label filters (`label_ids && ...`, `@> ...`); unlabelled conversations, most of them, stay out of it.
+    index('conversation_label_ids_idx')
+      .using('gin', t.labelIds)
+      .where(sql`${t.labelIds} <> '{}'::integer[]`),
   ],
 );
