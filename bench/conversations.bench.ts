@@ -7,18 +7,21 @@
  * No absolute latency target (issue 30's targets compare a restricted agent's view with this unrestricted
  * one); checked: every call answers 200. At 20 connections latency is mostly queueing (connections ÷
  * throughput); the req/s column is the cost. Then canned reply search among 2,000 replies (issue 49: p99 ≤ 20 ms)
- * and one bulk call that resolves 500 open conversations (issue 49: under 2 s).
+ * and one bulk call that resolves 500 open conversations (issue 49: under 2 s). 200 labels on conversations and
+ * leads (issue 49): a label-filtered list's p99 at most 1.5× the unfiltered list's.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { availableParallelism, loadavg } from 'node:os';
 import { createDirectoryService } from '../src/modules/identity/index.js';
 import { conversation } from '../src/modules/interactions/model/conversation.table.js';
 import { cannedReply } from '../src/modules/interactions/model/canned-reply.table.js';
+import { label } from '../src/modules/labels/label.table.js';
 import { searchKey } from '../src/modules/interactions/canned-replies/canned-reply.variables.js';
 import { measure, signBenchToken, startServer, table, type BenchSection, type Measurement } from './lib.js';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
 const AGENTS = 50;
+const LABELS = 200;
 
 export async function run(): Promise<BenchSection> {
   const server = await startServer();
@@ -56,6 +59,25 @@ export async function run(): Promise<BenchSection> {
              (array['open','open','open','open','pending','pending','snoozed','resolved','resolved','resolved'])[1 + i % 10],
              now(), case when i % 10 = 6 then now() + interval '1 day' end
         from generate_series(1, ${CONVERSATIONS}) i join c on c.n = 1 + i % 1000`);
+    // Issue 49: 200 labels. Half the conversations carry one of them each (a typical label is on 0.25% of them), 30%
+    // carry the common one, and every lead one (its conversations show it too): a typical label reaches ~0.75%.
+    const labelIds = (
+      await db
+        .insert(label)
+        .values(Array.from({ length: LABELS }, (_, k) => ({ entityId: e, name: `Label ${k + 1}`, color: '#2f80ed' })))
+        .returning({ id: label.id })
+    )
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
+    const labelArray = `{${labelIds.join(',')}}`;
+    await db.execute(sql`insert into conversation_label (conversation_id, label_id, entity_id)
+      select id, (${labelArray}::int[])[1 + (id * 7) % ${LABELS}], entity_id from conversation where entity_id = ${e} and id % 2 = 0
+      union all
+      select id, (${labelArray}::int[])[1], entity_id from conversation where entity_id = ${e} and id % 10 in (1, 3, 5)`);
+    await db.execute(sql`insert into lead_label (lead_id, label_id, entity_id)
+      select id, (${labelArray}::int[])[2 + (id * 13) % (${LABELS} - 1)], entity_id from lead where entity_id = ${e}`);
+    const typicalLabel = labelIds[57]!;
+    const commonLabel = labelIds[0]!;
     if (server.kind === 'postgres') await db.execute(sql`vacuum analyze`);
     const seedSeconds = (performance.now() - started) / 1000;
 
@@ -70,6 +92,11 @@ export async function run(): Promise<BenchSection> {
       { title: 'list, q=precio, status=resolved', path: '/interactions/conversations?limit=25&q=precio&status=resolved' },
       { title: 'counts', path: '/interactions/conversations/counts' },
       { title: 'counts, q=precio', path: '/interactions/conversations/counts?q=precio' },
+      { title: 'list, label=<typical> (~0.75%)', path: `/interactions/conversations?limit=25&label=${typicalLabel}` },
+      { title: 'list, label=<common> (30%)', path: `/interactions/conversations?limit=25&label=${commonLabel}` },
+      { title: 'list, label_all=<common>,<typical>', path: `/interactions/conversations?limit=25&label_all=${commonLabel}&label_all=${typicalLabel}` },
+      { title: 'list, label=<typical>, status=open', path: `/interactions/conversations?limit=25&label=${typicalLabel}&status=open` },
+      { title: 'counts, label=<typical>', path: `/interactions/conversations/counts?label=${typicalLabel}` },
     ];
     const measured: Measurement[] = [];
     for (const r of runs) measured.push(await measure({ title: r.title, url: `${server.baseUrl}${r.path}`, headers, connections: 20, warmupSeconds: 2 }));
@@ -100,6 +127,8 @@ export async function run(): Promise<BenchSection> {
       measured.push(await measure({ title: r.title, url: `${server.baseUrl}/api${r.path}`, headers, connections: 1, warmupSeconds: 2 }));
     }
     const replySearchP99 = Math.max(...measured.slice(-2).map((m) => m.p99Ms));
+    const unfilteredP99 = measured.find((m) => m.title === 'list, all')!.p99Ms;
+    const labelledP99 = Math.max(...measured.filter((m) => m.title.startsWith('list, label')).map((m) => m.p99Ms));
 
     // Issue 49: one call resolves 500 open conversations, each as the single action (a supervisor who sees them all).
     const supervisor = await dir.upsertUser({ email: `bench-inbox-sup-${Date.now()}@example.com`, name: 'Supervisor', password: 'bench-password' });
@@ -150,6 +179,11 @@ export async function run(): Promise<BenchSection> {
           detail: `HTTP ${bulkRes.status}, ${bulkBody.succeeded ?? 0} of ${openIds.length}`,
         },
         { name: 'canned reply search p99 ≤ 20 ms among 2,000 replies (one connection)', ok: replySearchP99 <= 20, detail: `${replySearchP99.toFixed(1)} ms` },
+        {
+          name: 'a label-filtered inbox list p99 ≤ 1.5× the unfiltered list (200 labels)',
+          ok: labelledP99 <= 1.5 * unfilteredP99,
+          detail: `${labelledP99.toFixed(1)} vs ${unfilteredP99.toFixed(1)} ms (${(labelledP99 / unfilteredP99).toFixed(2)}×)`,
+        },
         { name: 'a 500-conversation bulk resolve under 2 s', ok: bulkOk && openIds.length === 500 && bulkMs < 2000, detail: `${bulkMs.toFixed(0)} ms` },
       ],
     };
