@@ -11,11 +11,8 @@ import type { Labels } from '../../labels/index.js';
 import type { ConversationLabels } from '../conversation-labels/index.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import type { ConversationLifecycle } from '../lifecycle/index.js';
-import type { AssignmentService } from '../routing/index.js';
+import { ASSIGN_PERMISSION, type AssignmentService } from '../routing/index.js';
 import type { BulkActionBody, BulkActionResponse } from './bulk-actions.schemas.js';
-
-/** Assigning and unassigning need this code, as the single routes do (docs/decisions.md). */
-const ASSIGN_PERMISSION = 'cartera.seller_assignment';
 
 export interface BulkActions {
   /**

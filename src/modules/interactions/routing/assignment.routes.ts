@@ -3,8 +3,8 @@ import { principalOf } from '../../../platform/auth/guard.js';
 import type { AssignmentService } from './assignment.service.js';
 import { AssignBody, ConversationResponse, IdParams } from '../conversations/index.js';
 
-/** Conversation assignment needs this code (docs/decisions.md). */
-const ASSIGN_PERMISSION = 'cartera.seller_assignment';
+/** Conversation assignment needs this code, alone or in bulk (docs/decisions.md). */
+export const ASSIGN_PERMISSION = 'cartera.seller_assignment';
 
 /** `/interactions/conversations/:id/assign` and `/unassign` (served bare and under /api). */
 export const assignmentRoutes: FastifyPluginAsyncTypebox<{ service: AssignmentService }> = async (app, { service }) => {

@@ -1,5 +1,5 @@
 /** Routing and assignment: routing queues, members, filters and round robin (SPEC routing_*), and assigning a conversation by hand, by queue or by workflow. */
-export { assignmentRoutes } from './assignment.routes.js';
+export { ASSIGN_PERMISSION, assignmentRoutes } from './assignment.routes.js';
 export { createAssignmentService } from './assignment.service.js';
 export type { AssignmentService } from './assignment.service.js';
 export { routeConversation } from './routing.engine.js';
