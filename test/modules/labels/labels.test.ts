@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { ALL_CONVERSATIONS, bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { makeChannelAccount } from '../../helpers/conversation-factories.js';
-import { captureEvents, waitForConversation } from '../../helpers/interactions.js';
+import { captureEvents, connectSocket, listen, waitFor, waitForConversation } from '../../helpers/interactions.js';
 import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 
 type Source = 'conversation' | 'contact' | 'lead';
@@ -201,6 +201,36 @@ describe('labels on conversations, contacts and leads', () => {
     const c = asked[0]!;
     const contact = (await ok<{ data: { id: number; label_ids: number[] }[] }>(call('GET', `/contacts?lead_id=${c.lead_id}`, adminToken))).data[0]!;
     expect(contact.label_ids).toEqual([...(applied.contact.get(c.contact_id) ?? [])].sort((a, b) => a - b));
+  });
+
+  it('tells the entity’s sockets, and only them, when a conversation’s labels change', async () => {
+    const baseUrl = await listen(t.app);
+    const mine = await connectSocket(baseUrl, { token: adminToken });
+    const theirs = await connectSocket(baseUrl, { token: otherToken });
+    try {
+      const label = await newLabel('En vivo');
+      const c = conversations[5]!;
+      await ok(call('POST', `/interactions/conversations/${c.id}/labels`, adminToken, { label_ids: [label] }));
+      const heard = await waitFor(() =>
+        mine.events.find(
+          (e) => e.name === 'interaction.conversation.updated' && e.payload.conversation.id === c.id && e.payload.conversation.labels.length > 0,
+        ),
+      );
+      expect(heard.payload.conversation.labels).toContainEqual({ id: label, source: 'conversation' });
+      await ok(call('DELETE', `/interactions/conversations/${c.id}/labels/${label}`, adminToken));
+      await waitFor(() =>
+        mine.events.find(
+          (e) =>
+            e.name === 'interaction.conversation.updated' &&
+            e.payload.conversation.id === c.id &&
+            !e.payload.conversation.labels.some((l: { id: number }) => l.id === label),
+        ),
+      );
+      expect(theirs.events.filter((e) => e.name.startsWith('interaction.conversation'))).toEqual([]);
+    } finally {
+      mine.socket.disconnect();
+      theirs.socket.disconnect();
+    }
   });
 
   it('renames everywhere at once and, deleted, leaves every conversation, contact and lead', async () => {
