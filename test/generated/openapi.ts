@@ -495,7 +495,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a label, removing it from every conversation, contact and lead */
+        /** Delete a label; every conversation, contact and lead loses it */
         delete: operations["deleteLabelsById"];
         options?: never;
         head?: never;
@@ -531,7 +531,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a label, removing it from every conversation, contact and lead */
+        /** Delete a label; every conversation, contact and lead loses it */
         delete: operations["apiDeleteLabelsById"];
         options?: never;
         head?: never;
