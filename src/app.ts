@@ -300,7 +300,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerWorkflowsModule(
     app,
     ctx,
-    { conversations: interactions.automation, records, identity, invoices },
+    { conversations: interactions.automation, records, identity, invoices, labels },
     { workers: deps.startQueue !== false, now: deps.now },
   );
   await registerFormsModule(app, ctx);

@@ -495,7 +495,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a label, removing it from every conversation, contact and lead */
+        /** Delete a label; every conversation, contact and lead loses it */
         delete: operations["deleteLabelsById"];
         options?: never;
         head?: never;
@@ -531,7 +531,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a label, removing it from every conversation, contact and lead */
+        /** Delete a label; every conversation, contact and lead loses it */
         delete: operations["apiDeleteLabelsById"];
         options?: never;
         head?: never;
@@ -41991,7 +41991,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             /** @enum {string} */
-                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                            event: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                             /** @enum {string} */
                             status: "mvp" | "post_mvp";
                             fields: {
@@ -42065,7 +42065,7 @@ export interface operations {
                 limit?: number;
                 /** @description Rows to skip */
                 offset?: number;
-                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                 enabled?: boolean;
             };
             header?: never;
@@ -42089,7 +42089,7 @@ export interface operations {
                             version: number;
                             trigger: {
                                 /** @enum {string} */
-                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                                trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                                 preset_code: string | null;
                                 filters: unknown[];
                                 /** @description Scheduled workflows: the next slot */
@@ -42192,7 +42192,7 @@ export interface operations {
                      * @description Required without preset_code; with one it must match the preset
                      * @enum {string}
                      */
-                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                     /** @description All must hold (AND); groups nest OR and AND */
                     filters?: Record<string, never>[];
                     /** @description Required unless the preset proposes steps (the SLA cards' `steps`), which it then takes */
@@ -42304,6 +42304,24 @@ export interface operations {
                         /** @description Unique within the workflow (`step_1`, `greet`) */
                         key: string;
                         /** @enum {string} */
+                        action: "add_label";
+                        /** @description Labels of the entity's catalogue (GET /labels), 1 to 20, each once */
+                        label_ids: number[];
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "remove_label";
+                        /** @description Labels of the entity's catalogue (GET /labels), 1 to 20, each once */
+                        label_ids: number[];
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
                         action: "wait";
                         /** @description Delay before the next step (up to 30 days) */
                         seconds: number;
@@ -42356,7 +42374,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -42442,7 +42460,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */
@@ -42617,7 +42635,7 @@ export interface operations {
                         url?: string;
                     };
                     /** @enum {string} */
-                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                    trigger_type?: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                     /** @description All must hold (AND); groups nest OR and AND */
                     filters?: Record<string, never>[];
                     steps?: ({
@@ -42728,6 +42746,24 @@ export interface operations {
                         /** @description Unique within the workflow (`step_1`, `greet`) */
                         key: string;
                         /** @enum {string} */
+                        action: "add_label";
+                        /** @description Labels of the entity's catalogue (GET /labels), 1 to 20, each once */
+                        label_ids: number[];
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
+                        action: "remove_label";
+                        /** @description Labels of the entity's catalogue (GET /labels), 1 to 20, each once */
+                        label_ids: number[];
+                        /** @description Step to run next; default the following step; null ends the execution */
+                        next?: string | null;
+                    } | {
+                        /** @description Unique within the workflow (`step_1`, `greet`) */
+                        key: string;
+                        /** @enum {string} */
                         action: "wait";
                         /** @description Delay before the next step (up to 30 days) */
                         seconds: number;
@@ -42780,7 +42816,7 @@ export interface operations {
                         version: number;
                         trigger: {
                             /** @enum {string} */
-                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply";
+                            trigger_type: "message.inbound" | "scheduled" | "manual" | "message.outbound" | "contact.created" | "lead.created" | "lead.assigned" | "lead.unassigned" | "quote.approved" | "quote.rejected" | "order.created" | "opportunity.state_changed" | "conversation.resolved" | "conversation.reopened" | "conversation.sla_breached" | "conversation.no_reply" | "conversation.labeled";
                             preset_code: string | null;
                             filters: unknown[];
                             /** @description Scheduled workflows: the next slot */

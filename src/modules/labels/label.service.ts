@@ -19,6 +19,8 @@ export interface Labels {
   remove(p: Principal, id: number): Promise<void>;
   /** Throws 404 `not_found` naming the first of `ids` that is not a label of the entity. */
   assertLabels(entityId: number, ids: readonly number[]): Promise<void>;
+  /** The ids among `ids` that are not labels of the entity (another entity's, deleted, never made), each once, in order. */
+  unknownLabels(entityId: number, ids: readonly number[]): Promise<number[]>;
 }
 
 function toResponse(r: repo.LabelRow): LabelResponse {
@@ -67,10 +69,15 @@ export function createLabels(deps: { db: Db }): Labels {
       if (!(await repo.deleteLabel(db, p.entityId, id))) throw notFound('label', id);
     },
     async assertLabels(entityId, ids) {
-      if (ids.length === 0) return;
-      const found = new Set((await repo.findLabels(db, entityId, ids)).map((r) => r.id));
-      const missing = ids.find((id) => !found.has(id));
+      const [missing] = await unknownLabels(entityId, ids);
       if (missing !== undefined) throw notFound('label', missing);
     },
+    unknownLabels,
   };
+
+  async function unknownLabels(entityId: number, ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const found = new Set((await repo.findLabels(db, entityId, ids)).map((r) => r.id));
+    return [...new Set(ids)].filter((id) => !found.has(id));
+  }
 }

@@ -26,9 +26,10 @@ import { caseInsensitiveFields, type TriggerEvent } from './field-registry.js';
 import { followingStep, type Definition } from './workflow.definition.js';
 import { createActions, describeFailure, preview, type ActionDeps, type ExecutionContext } from './workflow.actions.js';
 import { nextSlot, scheduleOf, slotAt } from './schedule.js';
-import { namesErpField, type TriggerMatcher } from './trigger-matcher.js';
+import { namesErpField, namesLabelsField, type ContextReads, type TriggerMatcher } from './trigger-matcher.js';
 import type { TriggerContext } from './trigger-context.js';
 import type { ErpFields, ErpFieldsReader } from './erp-fields.js';
+import type { LabelFieldsReader } from './label-fields.js';
 import * as repo from './workflow.repository.js';
 import type { ExecuteBody, ExecutionListQuery, ExecutionResponse } from './workflow.schemas.js';
 
@@ -66,6 +67,8 @@ export interface ExecutionServiceDeps {
   metrics: { loopStopped: Counter<'event'>; executionsStarted: Counter<'trigger_type'> };
   /** `erp.*` fields of message.inbound and manual contexts (bounded wait; undefined when absent). */
   erpFields: ErpFieldsReader;
+  /** The `labels` field of contexts about a conversation or a lead (undefined when it names none). */
+  labelFields: LabelFieldsReader;
 }
 
 export function createExecutionService(deps: ExecutionServiceDeps) {
@@ -94,6 +97,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       triggerType: TriggerEvent;
       trigger: Record<string, unknown>;
       erp?: ErpFields | undefined;
+      labels?: number[] | undefined;
       depth: number;
       dedupKey: string;
     },
@@ -105,6 +109,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
       trigger: start.trigger,
       workflow: { id: start.workflowId, version: start.version, step_visits: {} },
       ...(start.erp ? { erp: start.erp } : {}),
+      ...(start.labels ? { labels: start.labels } : {}),
     };
     const row = await repo.insertExecution(unit.tx, {
       entityId: start.entityId,
@@ -186,6 +191,12 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     const origin: EventOrigin = { workflowId: exec.workflowId, executionId: exec.id, depth: exec.depth };
     let outcome;
     try {
+      // A condition naming `labels` reads them as they are now: a wait or a label step before it may have changed them.
+      if (step.action === 'condition' && namesLabelsField(step.filters)) {
+        const labels = await deps.labelFields(exec.triggerType as TriggerEvent, context.trigger);
+        if (labels) context.labels = labels;
+        else delete context.labels;
+      }
       outcome = await actions.perform(step, context, {
         entityId: exec.entityId,
         workflowId: exec.workflowId,
@@ -213,15 +224,21 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
     /** Starts the executions an event matches (a durable event job: `jobId` is the same on every delivery). */
     async startFromEvent(event: TriggerEvent, trigger: TriggerContext, jobId: string, origin: EventOrigin | undefined): Promise<number> {
       const depth = origin ? origin.depth + 1 : 0;
-      // The ERP is asked (bounded, cached) only when a trigger filter or a matched workflow's step names `erp.*`.
+      // The ERP is asked (bounded, cached) only when a trigger filter or a matched workflow's step names `erp.*`;
+      // labels only when a trigger filter names them (a condition reads them again when it runs).
       let erp: ErpFields | undefined;
       let erpRead = false;
+      let labels: number[] | undefined;
       const readErp = async () => {
         erpRead = true;
         erp = event === 'message.inbound' ? await deps.erpFields.of(trigger.entity_id, trigger.group_id as number | null | undefined) : undefined;
-        return erp ? { erp } : {};
       };
-      const matched = await deps.matcher.match(trigger.entity_id, event, trigger, readErp);
+      const readExtra = async (reads: ContextReads) => {
+        if (reads.erp) await readErp();
+        if (reads.labels) labels = await deps.labelFields(event, trigger);
+        return { ...(erp ? { erp } : {}), ...(labels ? { labels } : {}) };
+      };
+      const matched = await deps.matcher.match(trigger.entity_id, event, trigger, readExtra);
       if (!erpRead && event === 'message.inbound') {
         for (const m of matched) {
           if (namesErpField((await definitionOf(m.workflowId, m.version))?.steps)) {
@@ -249,6 +266,7 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
             triggerType: event,
             trigger,
             erp,
+            labels,
             depth,
             dedupKey: `${event}:${jobId}`,
           });

@@ -7,7 +7,8 @@
  * SPEC's tables are taken as they are (message.inbound, scheduled; manual has no filters, its `erp.*`
  * fields serve condition steps), with SPEC's `erp.recent_invoices.*` examples. Our
  * additions, marked `addition: true` in the served registry: identifiers, `occurred_at` with the date
- * operators, and one table per post-MVP event that has an emit point (docs/decisions.md "Workflows").
+ * operators, and one table per post-MVP event that has an emit point (docs/decisions.md "Workflows"), and
+ * `labels` (issue 49): the label ids the event's conversation (or lead) carries when the filter is evaluated.
  * Conditions between steps may also name `workflow.step_visits.<step key>` (number).
  */
 import { DateTime, Duration } from 'luxon';
@@ -31,6 +32,7 @@ export const TRIGGER_EVENTS = [
   'conversation.reopened',
   'conversation.sla_breached',
   'conversation.no_reply',
+  'conversation.labeled',
 ] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
@@ -52,6 +54,7 @@ export const EVENT_STATUS: Record<TriggerEvent, 'mvp' | 'post_mvp'> = {
   'conversation.reopened': 'post_mvp',
   'conversation.sla_breached': 'post_mvp',
   'conversation.no_reply': 'post_mvp',
+  'conversation.labeled': 'post_mvp',
 };
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'number[]';
@@ -84,6 +87,22 @@ const occurredAt: FieldDefinition = {
   addition: true,
 };
 const recordIds = [id('trigger.contact_id', 'contact'), id('trigger.lead_id', 'lead'), id('trigger.group_id', 'group')];
+
+/**
+ * Operators on a list of label ids (the engine's array semantics): `contains` one label, `in` any of them, `not_in`
+ * none of them; "all of them" is one `contains` per label (filters AND).
+ */
+const LABEL_OPERATORS: FilterOperator[] = ['contains', 'not_contains', 'in', 'not_in', 'is_empty', 'is_not_empty'];
+/** The field `labels` (issue 49): read when a trigger filter or a condition names it, not carried by the event (label-fields.ts). */
+const labelsOf = (what: string): FieldDefinition => ({
+  field: 'labels',
+  type: 'number[]',
+  operators: LABEL_OPERATORS,
+  description: `label ids ${what} carries when the filter is evaluated`,
+  addition: true,
+});
+const conversationLabels = labelsOf("the conversation (its own, its contact's and its lead's)");
+const leadLabels = labelsOf('the lead');
 
 /**
  * The group's recent invoices (SPEC "Filter engine" examples; docs/decisions.md "Workflow ERP fields"):
@@ -144,6 +163,7 @@ const MESSAGE_INBOUND: FieldDefinition[] = [
   id('trigger.entity_channel_account_id', 'channel account that received the message'),
   ...recordIds,
   occurredAt,
+  conversationLabels,
   ...ERP_FIELDS,
 ];
 
@@ -181,6 +201,7 @@ const MESSAGE_OUTBOUND: FieldDefinition[] = [
   },
   ...recordIds,
   occurredAt,
+  conversationLabels,
 ];
 
 const CONTACT_CREATED: FieldDefinition[] = [
@@ -214,6 +235,7 @@ const LEAD_CREATED: FieldDefinition[] = [
   id('trigger.lead_id', 'lead'),
   id('trigger.group_id', 'group'),
   occurredAt,
+  leadLabels,
 ];
 
 const LEAD_ASSIGNMENT: FieldDefinition[] = [
@@ -229,6 +251,7 @@ const LEAD_ASSIGNMENT: FieldDefinition[] = [
   id('trigger.lead_id', 'lead'),
   id('trigger.group_id', 'group'),
   occurredAt,
+  leadLabels,
 ];
 
 const amount = (field: string, description: string): FieldDefinition => ({
@@ -347,6 +370,7 @@ const CONVERSATION_STATUS_CHANGED: FieldDefinition[] = [
   id('trigger.conversation_id', 'conversation'),
   ...recordIds,
   occurredAt,
+  conversationLabels,
 ];
 
 /** conversation.sla_breached / conversation.no_reply (issue 31): the conversation and the missed target of its SLA policy. */
@@ -396,12 +420,38 @@ const CONVERSATION_SLA: FieldDefinition[] = [
   id('trigger.conversation_id', 'conversation'),
   ...recordIds,
   occurredAt,
+  conversationLabels,
+];
+
+/** conversation.labeled (issue 49): labels were put on the conversation itself, by an employee or a workflow. */
+const CONVERSATION_LABELED: FieldDefinition[] = [
+  {
+    field: 'trigger.label_ids',
+    type: 'number[]',
+    operators: ['contains', 'not_contains', 'in', 'not_in'],
+    description: 'label ids this change put on the conversation',
+    addition: true,
+  },
+  conversationLabels,
+  {
+    field: 'trigger.labeled_by_employee_id',
+    type: 'number',
+    operators: ['eq', 'neq', 'in', 'not_in', 'is_empty', 'is_not_empty'],
+    description: 'who labelled it; empty when a workflow did',
+    addition: true,
+  },
+  channelOfConversation,
+  ...assignmentOfConversation,
+  id('trigger.conversation_id', 'conversation'),
+  ...recordIds,
+  occurredAt,
 ];
 
 export const FIELD_REGISTRY: Record<TriggerEvent, readonly FieldDefinition[]> = {
   'message.inbound': MESSAGE_INBOUND,
   scheduled: SCHEDULED,
-  manual: ERP_FIELDS.map((f) => ({ ...f, conditionsOnly: true })),
+  // The conversation of a manual run is its contact's latest, the one its steps act on.
+  manual: [...ERP_FIELDS, conversationLabels].map((f) => ({ ...f, conditionsOnly: true })),
   'message.outbound': MESSAGE_OUTBOUND,
   'contact.created': CONTACT_CREATED,
   'lead.created': LEAD_CREATED,
@@ -415,6 +465,7 @@ export const FIELD_REGISTRY: Record<TriggerEvent, readonly FieldDefinition[]> = 
   'conversation.reopened': CONVERSATION_STATUS_CHANGED,
   'conversation.sla_breached': CONVERSATION_SLA,
   'conversation.no_reply': CONVERSATION_SLA,
+  'conversation.labeled': CONVERSATION_LABELED,
 };
 
 const STEP_VISITS = /^workflow\.step_visits\.([a-z0-9_]{1,40})$/;

@@ -2,7 +2,8 @@
  * Workflows (SPEC "Workflow trigger record", "Events"): triggers of events, filters and presets; durable
  * executions whose steps run as jobs; schedules; manual runs. The module hears events as a durable
  * consumer (`<event>:workflows` queues, enqueued in the publisher's transaction) and acts through the
- * interactions and records services only; triggers read `erp.*` fields from the invoices module.
+ * interactions and records services only; triggers read `erp.*` fields from the invoices module and `labels` from
+ * interactions (a conversation's) and records (a lead's); label ids are checked against the labels catalogue when saved.
  */
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
@@ -10,7 +11,9 @@ import type { AppContext } from '../../platform/context.js';
 import type { ConversationAutomation } from '../interactions/index.js';
 import type { IdentityService } from '../identity/index.js';
 import type { InvoicesModule } from '../invoices/index.js';
+import type { Labels } from '../labels/index.js';
 import { createErpFieldsReader } from './erp-fields.js';
+import { createLabelFieldsReader } from './label-fields.js';
 import { createContactPlacement, createLeadPlacement, createRecordLookup, type RecordsModule } from '../records/index.js';
 import { createExecutionService, SCHEDULE_QUEUE, STEP_QUEUE } from './execution.service.js';
 import { createWorkflowService } from './workflow.service.js';
@@ -38,6 +41,7 @@ export async function registerWorkflowsModule(
     records: RecordsModule;
     identity: Pick<IdentityService, 'timeZoneOf'>;
     invoices: Pick<InvoicesModule, 'recentTotals'>;
+    labels: Pick<Labels, 'unknownLabels'>;
   },
   options: { workers: boolean; now?: (() => Date) | undefined },
 ): Promise<void> {
@@ -84,12 +88,17 @@ export async function registerWorkflowsModule(
     },
     metrics: { loopStopped, executionsStarted },
     erpFields: createErpFieldsReader({ invoices: deps.invoices, log: ctx.log, timeoutMs: ctx.config.workflows.erpFieldsTimeoutMs, ttlMs: 5 * 60_000 }),
+    labelFields: createLabelFieldsReader({
+      conversations: deps.conversations,
+      leadLabels: async (leadId) => (await deps.records.labels.labelIdsOf('lead', [leadId])).get(leadId) ?? [],
+    }),
   });
   const workflows = createWorkflowService({
     db: ctx.db,
     nextRunAt: (filters, entityId, zone) => executions.nextRunAt(filters, entityId, zone),
     timeZoneOf,
     webhookAllowedAddresses: ctx.config.workflows.webhookAllowedAddresses,
+    labels: deps.labels,
   });
 
   // A step's longest action is one webhook call; a lost attempt goes to another worker (same idempotency key).

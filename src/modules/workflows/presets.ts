@@ -9,7 +9,8 @@
  * are ours too (issue 30), and so are the service-level cards (issue 31): `sla_breached` (any missed target of an
  * SLA policy) and `sla_no_reply_<action>` (no reply within a response target of N business minutes), whose
  * `steps` propose the action (reassign through a routing queue, add a note, call a webhook) with the values the
- * user fills in; a workflow created from such a card without `steps` takes them.
+ * user fills in; a workflow created from such a card without `steps` takes them. `conv_labeled` (labels were put on
+ * a conversation, issue 49) has no pre-filled filters: which labels is the user's filter (`trigger.label_ids`).
  */
 import type { FieldError } from '../../platform/errors.js';
 import type { FilterNode } from './filter-engine.js';
@@ -132,6 +133,15 @@ export const PRESET_CARDS: readonly PresetCard[] = [
     event: 'conversation.reopened',
     category: 'Mensajeria',
     label: 'Conversación resuelta reabierta',
+    filters: [],
+    inputs: [],
+    available: true,
+  },
+  {
+    code: 'conv_labeled',
+    event: 'conversation.labeled',
+    category: 'Mensajeria',
+    label: 'Conversación etiquetada',
     filters: [],
     inputs: [],
     available: true,

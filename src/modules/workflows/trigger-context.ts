@@ -1,8 +1,10 @@
 /**
  * Trigger contexts (SPEC "Trigger context shapes"): what an execution stores under `trigger` in
  * `context_json`, built from the domain event that started it. message.inbound, message.outbound and
- * conversation.resolved / conversation.reopened / conversation.sla_breached / conversation.no_reply arrive in this shape already (the interactions module publishes them so); the records events are
- * renamed to the same snake_case style. Adding an event means one entry in `TRIGGER_CONTEXTS` and one
+ * conversation.resolved / conversation.reopened / conversation.sla_breached / conversation.no_reply /
+ * conversation.labeled arrive in this shape already (the interactions module publishes them so); the records
+ * events are renamed to the same snake_case style. Events a workflow's action caused (message.outbound,
+ * conversation.labeled) carry its `origin`, kept apart from the context for loop protection. Adding an event means one entry in `TRIGGER_CONTEXTS` and one
  * field table in field-registry.ts; the engine does not change.
  */
 import type { DomainEventMap } from '../../platform/events/bus.js';
@@ -39,6 +41,7 @@ export const TRIGGER_CONTEXTS: { [K in SubscribedEvent]: ToContext<K> } = {
   'conversation.reopened': (e) => ({ context: { ...e } }),
   'conversation.sla_breached': (e) => ({ context: { ...e } }),
   'conversation.no_reply': (e) => ({ context: { ...e } }),
+  'conversation.labeled': ({ origin, ...e }) => ({ context: { ...e }, origin }),
   'contact.created': (e) => ({
     context: {
       type: 'contact.created',

@@ -17,20 +17,37 @@ interface MatchedWorkflow {
 export interface TriggerMatcher {
   /**
    * Enabled workflows of `entityId` triggered by `event` whose filters hold for `{ ...extra, trigger: context }`;
-   * `extra` (the `erp` fields, an ERP read) is asked for only when some trigger's filters name `erp.*`.
+   * `extra` (the `erp` fields, an ERP read; `labels`, a database read) is asked for only when some trigger's filters
+   * name them, with what they name.
    */
-  match(entityId: number, event: TriggerEvent, context: Record<string, unknown>, extra?: () => Promise<Record<string, unknown>>): Promise<MatchedWorkflow[]>;
+  match(
+    entityId: number,
+    event: TriggerEvent,
+    context: Record<string, unknown>,
+    extra?: (reads: ContextReads) => Promise<Record<string, unknown>>,
+  ): Promise<MatchedWorkflow[]>;
+}
+
+/** What filters read besides the trigger: the `erp.*` fields, the `labels` field. */
+export interface ContextReads {
+  erp: boolean;
+  labels: boolean;
 }
 
 interface Compiled {
   revision: string;
   triggers: (MatchedWorkflow & { holds: CompiledFilters })[];
-  readsErp: boolean;
+  reads: ContextReads;
 }
 
 /** Whether a filter tree or step list names an `erp.*` field. */
 export function namesErpField(tree: unknown): boolean {
   return JSON.stringify(tree ?? null).includes('"field":"erp.');
+}
+
+/** Whether a filter tree or step list names the `labels` field. */
+export function namesLabelsField(tree: unknown): boolean {
+  return JSON.stringify(tree ?? null).includes('"field":"labels"');
 }
 
 export function createTriggerMatcher(deps: { db: Db; cacheSize?: number }): TriggerMatcher {
@@ -46,11 +63,12 @@ export function createTriggerMatcher(deps: { db: Db; cacheSize?: number }): Trig
         compiled = {
           revision,
           triggers: rows.map((r) => ({ workflowId: r.workflowId, version: r.version, holds: compileFilters(r.filters as FilterNode[], { caseInsensitive }) })),
-          readsErp: rows.some((r) => namesErpField(r.filters)),
+          reads: { erp: rows.some((r) => namesErpField(r.filters)), labels: rows.some((r) => namesLabelsField(r.filters)) },
         };
         cache.set(key, compiled);
       }
-      const scope = { ...(compiled.readsErp && extra ? await extra() : {}), trigger: context };
+      const { reads } = compiled;
+      const scope = { ...((reads.erp || reads.labels) && extra ? await extra(reads) : {}), trigger: context };
       return compiled.triggers.filter((t) => t.holds(scope)).map(({ workflowId, version }) => ({ workflowId, version }));
     },
   };

@@ -1,7 +1,7 @@
 /**
  * What each step does. Actions act through other modules' services only (interactions for
  * conversations, records for sellers) and are idempotent per step visit: sends carry the visit's
- * idempotency key, assignments and follow-up set a state, a note already last is not added again, and
+ * idempotency key, assignments, follow-up and labels set a state, a note already last is not added again, and
  * a webhook receives the same `Idempotency-Key` on every attempt. So a step re-run after a crash
  * performs its effect once.
  *
@@ -55,6 +55,8 @@ export type ExecutionContext = {
   workflow: { step_visits: Record<string, number> } & Record<string, unknown>;
   /** ERP fields of message.inbound and manual contexts; absent when the ERP could not be asked. */
   erp?: ErpFields;
+  /** Label ids of the conversation (or lead), as last read for a filter naming them (label-fields.ts). */
+  labels?: number[];
 };
 
 export function createActions(deps: ActionDeps) {
@@ -93,6 +95,13 @@ export function createActions(deps: ActionDeps) {
         await deps.conversations.setFollowUp(run.entityId, conversationId, step.follow_up);
         return { result: { conversation_id: conversationId, follow_up: step.follow_up } };
       }
+      case 'add_label':
+      case 'remove_label': {
+        // 404 `not_found` when a label was deleted since the workflow was saved: a failure retrying cannot fix.
+        const conversationId = await conversationOf(run, context);
+        await deps.conversations.label(run.entityId, conversationId, step.action === 'add_label' ? 'add' : 'remove', step.label_ids, run.origin);
+        return { result: { conversation_id: conversationId, label_ids: step.label_ids } };
+      }
       case 'assign_seller': {
         const leadId = numberAt(context.trigger, 'lead_id');
         if (leadId === undefined) throw new StepError('no_lead', 'The trigger names no lead');
@@ -130,6 +139,11 @@ export function preview(step: Step, context: ExecutionContext, event: TriggerEve
       return { result: { send: { kind: 'template', body: renderDeep(step.template, context) }, conversation: conversationRef(context.trigger) ?? null } };
     case 'add_note':
       return { result: { note: renderText(step.text, context), conversation: conversationRef(context.trigger) ?? null } };
+    case 'add_label':
+    case 'remove_label':
+      return {
+        result: { [step.action === 'add_label' ? 'add_labels' : 'remove_labels']: step.label_ids, conversation: conversationRef(context.trigger) ?? null },
+      };
     case 'condition': {
       const holds = compileFilters(step.filters as FilterNode[], { caseInsensitive: caseInsensitiveFields(event) })(context);
       return { result: { holds }, next: holds ? step.then : step.else };
@@ -166,7 +180,8 @@ export function describeFailure(err: unknown): StepFailure {
   return { code: 'internal_error', message: err instanceof Error ? err.message : String(err), retryable: !isPermanentFailure(err) };
 }
 
-function conversationRef(trigger: Record<string, unknown>): ConversationRef | undefined {
+/** The conversation a trigger names: its id, its chat (message.inbound), or its contact's latest. */
+export function conversationRef(trigger: Record<string, unknown>): ConversationRef | undefined {
   const conversationId = numberAt(trigger, 'conversation_id');
   if (conversationId !== undefined) return { conversationId };
   const account = numberAt(trigger, 'entity_channel_account_id');

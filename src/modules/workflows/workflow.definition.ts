@@ -3,6 +3,7 @@
  * schema: the trigger's filters against the field registry, unique step keys, `next` / `then` / `else`
  * naming existing steps, condition filters (which may also read `workflow.step_visits.<key>`), actions
  * the trigger's event can carry (a scheduled trigger has no conversation), and webhook addresses.
+ * `labelReferences` lists the label ids a body names, which the service checks against the catalogue.
  */
 import { outboundUrlProblem } from '../../platform/http/outbound.js';
 import type { FieldError } from '../../platform/errors.js';
@@ -39,6 +40,7 @@ const WITH_CONVERSATION: ReadonlySet<TriggerEvent> = new Set([
   'conversation.reopened',
   'conversation.sla_breached',
   'conversation.no_reply',
+  'conversation.labeled',
 ]);
 /** Events whose context names a lead (assign_seller needs one). */
 const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set([
@@ -57,8 +59,11 @@ const WITH_LEAD: ReadonlySet<TriggerEvent> = new Set([
   'conversation.reopened',
   'conversation.sla_breached',
   'conversation.no_reply',
+  'conversation.labeled',
 ]);
-const CONVERSATION_ACTIONS = new Set(['send_text', 'send_template', 'assign_conversation', 'add_note', 'set_follow_up']);
+const CONVERSATION_ACTIONS = new Set(['send_text', 'send_template', 'assign_conversation', 'add_note', 'set_follow_up', 'add_label', 'remove_label']);
+/** Fields whose values are label ids of the entity's catalogue. */
+const LABEL_FIELDS = new Set(['labels', 'trigger.label_ids']);
 
 /** The step after `key` when it names no `next`: the following one in the list, or null at the end. */
 export function followingStep(steps: readonly Step[], key: string): string | null {
@@ -118,4 +123,37 @@ function webhookUrlProblem(raw: string, allowedAddresses: readonly string[] = []
     // outboundUrlProblem says so.
   }
   return outboundUrlProblem(raw, { allowedAddresses, requireHttps: true });
+}
+
+/** A label id a workflow body names, with its JSON pointer (`/body/steps/1/label_ids/0`, `/body/filters/0/any/1/value/2`). */
+interface LabelReference {
+  id: number;
+  at: string;
+}
+
+/**
+ * The label ids named by `steps` (`add_label`, `remove_label`, and condition filters) and `filters` (a trigger's) of a
+ * body, for the check against the entity's catalogue when it is saved. Malformed filters name none (the registry
+ * check refuses them).
+ */
+export function labelReferences(body: { steps?: readonly Step[] | undefined; filters?: readonly unknown[] | undefined }): LabelReference[] {
+  const refs: LabelReference[] = [];
+  const inFilters = (nodes: readonly unknown[], at: string): void =>
+    nodes.forEach((node, i) => {
+      if (node === null || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      for (const key of ['any', 'all'] as const) if (Array.isArray(n[key])) inFilters(n[key] as unknown[], `${at}/${i}/${key}`);
+      if (typeof n.field !== 'string' || !LABEL_FIELDS.has(n.field)) return;
+      if (typeof n.value === 'number') refs.push({ id: n.value, at: `${at}/${i}/value` });
+      if (Array.isArray(n.value))
+        n.value.forEach((v, j) => {
+          if (typeof v === 'number') refs.push({ id: v, at: `${at}/${i}/value/${j}` });
+        });
+    });
+  inFilters(body.filters ?? [], '/body/filters');
+  body.steps?.forEach((s, i) => {
+    if (s.action === 'add_label' || s.action === 'remove_label') s.label_ids.forEach((id, j) => refs.push({ id, at: `/body/steps/${i}/label_ids/${j}` }));
+    if (s.action === 'condition') inFilters(s.filters, `/body/steps/${i}/filters`);
+  });
+  return refs;
 }

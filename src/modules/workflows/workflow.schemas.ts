@@ -10,6 +10,7 @@ import { Id, IdOf } from '../../platform/http/ids.js';
 import { Pagination, pageQuery } from '../../platform/http/pagination.js';
 import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
 import { TemplateMessageBody } from '../interactions/index.js';
+import { LabelIds } from '../labels/index.js';
 import { FILTER_OPERATORS } from './filter-engine.js';
 import { TRIGGER_EVENTS } from './field-registry.js';
 import { EXECUTION_STATUSES, STEP_STATUSES } from './workflow.table.js';
@@ -48,6 +49,13 @@ const AssignConversationStep = step(
 const AssignSellerStep = step('assign_seller', { employee_id: IdOf('Seller to assign to the lead') }, 'Assign a seller to the lead of the trigger');
 const AddNoteStep = step('add_note', { text: Text(2000) }, 'Append a line to the conversation workspace notes');
 const SetFollowUpStep = step('set_follow_up', { follow_up: Type.Boolean() }, 'Mark or clear the conversation follow-up');
+const StepLabelIds = { ...LabelIds, description: "Labels of the entity's catalogue (GET /labels), 1 to 20, each once" };
+const AddLabelStep = step('add_label', { label_ids: StepLabelIds }, 'Put labels on the conversation itself');
+const RemoveLabelStep = step(
+  'remove_label',
+  { label_ids: StepLabelIds },
+  "Take labels off the conversation itself (one it shows from its contact or lead stays: it is the record's)",
+);
 const WaitStep = step(
   'wait',
   { seconds: Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, description: 'Delay before the next step (up to 30 days)' }) },
@@ -74,6 +82,8 @@ export const Step = Type.Union([
   AssignSellerStep,
   AddNoteStep,
   SetFollowUpStep,
+  AddLabelStep,
+  RemoveLabelStep,
   WaitStep,
   WebhookStep,
   ConditionStep,

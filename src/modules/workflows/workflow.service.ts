@@ -2,16 +2,19 @@
  * Workflows of the entity: create from a preset or an explicit trigger, read, change (a change of the
  * trigger or the steps writes a new version; executions finish on the version they started with),
  * enable and disable, delete; the preset cards and the field registry for clients.
- * Errors: 400 `validation_failed` naming the filter or step, 404 for another entity's workflow.
+ * Errors: 400 `validation_failed` naming the filter or step (a label id that is not a label of the entity too), 404
+ * for another entity's workflow.
  */
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
 import { notFound, validationFailed, type FieldError } from '../../platform/errors.js';
+import { MAX_ID } from '../../platform/http/ids.js';
 import { transaction } from '../../platform/transactions/transaction.js';
 import type { FilterNode } from './filter-engine.js';
 import { EVENT_STATUS, FIELD_REGISTRY, TRIGGER_EVENTS, type TriggerEvent } from './field-registry.js';
 import { PRESET_CARDS, resolvePreset, type PresetValues } from './presets.js';
-import { definitionErrors, type Definition, type TriggerDefinition } from './workflow.definition.js';
+import { definitionErrors, labelReferences, type Definition, type TriggerDefinition } from './workflow.definition.js';
+import type { Labels } from '../labels/index.js';
 import * as repo from './workflow.repository.js';
 import type { Step, WorkflowCreateBody, WorkflowListQuery, WorkflowResponse, WorkflowUpdateBody } from './workflow.schemas.js';
 
@@ -22,6 +25,8 @@ export function createWorkflowService(deps: {
   /** The entity's IANA time zone (read before transactions: the embedded database is one session). */
   timeZoneOf: (entityId: number) => Promise<string>;
   webhookAllowedAddresses: readonly string[];
+  /** The entity's label catalogue: label ids in steps and filters are checked when saved. */
+  labels: Pick<Labels, 'unknownLabels'>;
 }) {
   const { db } = deps;
 
@@ -67,6 +72,18 @@ export function createWorkflowService(deps: {
     if (errors.length > 0) throw validationFailed(errors, 'The workflow is not valid');
   }
 
+  /**
+   * 400 naming each of `refs` (label ids of a body's steps and filters) that is not a label of the entity: another
+   * entity's, deleted or never made. Read before the change's transaction (the embedded database is one session).
+   */
+  async function checkLabels(entityId: number, refs: ReturnType<typeof labelReferences>): Promise<void> {
+    if (refs.length === 0) return;
+    const isId = (id: number) => Number.isInteger(id) && id >= 1 && id <= MAX_ID;
+    const unknown = new Set(await deps.labels.unknownLabels(entityId, refs.map((r) => r.id).filter(isId)));
+    const errors = refs.filter((r) => !isId(r.id) || unknown.has(r.id)).map((r) => ({ field: r.at, message: `${r.id} is not a label of the entity` }));
+    if (errors.length > 0) throw validationFailed(errors, 'The workflow is not valid');
+  }
+
   async function load(p: Principal, id: number, lock = false) {
     const row = await repo.findWorkflow(db, p.entityId, id, lock);
     if (!row) throw notFound('workflow', id);
@@ -92,6 +109,7 @@ export function createWorkflowService(deps: {
       if (steps === undefined) throw validationFailed([{ field: '/body/steps', message: 'steps are required (the preset proposes none)' }]);
       const definition: Definition = { trigger, steps };
       check(definition);
+      await checkLabels(p.entityId, labelReferences({ steps, filters: body.filters }));
       const enabled = body.enabled ?? true;
       const zone = await deps.timeZoneOf(p.entityId);
       const id = await transaction(db, async ({ tx }) => {
@@ -130,6 +148,10 @@ export function createWorkflowService(deps: {
 
     /** PATCH: name, description and enabled in place; trigger or steps as a new version. */
     async update(p: Principal, id: number, body: WorkflowUpdateBody): Promise<WorkflowResponse> {
+      // The labels the body names (steps and filters it keeps were checked when saved), after the 404 of another entity's workflow.
+      const labelRefs = labelReferences(body);
+      if (labelRefs.length > 0) await load(p, id);
+      await checkLabels(p.entityId, labelRefs);
       const zone = await deps.timeZoneOf(p.entityId);
       await transaction(db, async ({ tx }) => {
         const current = await repo.findWorkflow(tx, p.entityId, id, true);

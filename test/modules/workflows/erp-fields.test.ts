@@ -120,6 +120,7 @@ describe('registry', () => {
     expect(manual.map((f) => [f.field, f.conditionsOnly])).toEqual([
       ['erp.recent_invoices.count', true],
       ['erp.recent_invoices.total', true],
+      ['labels', true],
     ]);
     const refused = await post('/api/workflows', {
       name: 'Bad',

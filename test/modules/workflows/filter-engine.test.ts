@@ -577,7 +577,7 @@ describe('field registry', () => {
     expect(sorted('number')).toEqual(['eq', 'neq', 'in', 'not_in', 'is_empty', 'is_not_empty', 'gt', 'gte', 'lt', 'lte']);
     expect(sorted('boolean')).toEqual(['eq']);
     expect(sorted('date')).toEqual(['before', 'after']);
-    expect(sorted('number[]')).toEqual(['contains', 'not_contains', 'in', 'is_empty', 'is_not_empty']);
+    expect(sorted('number[]')).toEqual(['contains', 'not_contains', 'in', 'not_in', 'is_empty', 'is_not_empty']);
   });
 
   it('accepts every operator a field allows, with a value of the field’s type, in triggers and in conditions', () => {

@@ -1,7 +1,7 @@
 /**
  * What automations (the workflows module) do to conversations, by entity id rather than by a signed-in
  * employee: find the conversation an event is about, send into it, assign it, note on it, mark its
- * follow-up, label it. Sends go through the same checks and lifecycle as an agent's (outbound.service.ts) and
+ * follow-up, read and change its labels. Sends go through the same checks and lifecycle as an agent's (outbound.service.ts) and
  * carry the workflow's origin, so the `message.outbound` they cause can stop a loop.
  */
 import type { Db } from '../../../db/client.js';
@@ -37,6 +37,11 @@ export interface ConversationAutomation {
   /** Appends a line to the workspace notes (idempotent: a line already last is not added again). */
   appendNote(entityId: number, conversationId: number, line: string): Promise<void>;
   setFollowUp(entityId: number, conversationId: number, followUp: boolean): Promise<void>;
+  /**
+   * The labels the conversation of `ref` carries now, ascending: its own, its contact's and its lead's (`label_ids`);
+   * undefined when the entity has no such conversation.
+   */
+  labelsOf(entityId: number, ref: ConversationRef): Promise<number[] | undefined>;
   /** Puts labels on the conversation itself (`add`) or takes them off (`remove`); 404 for a label that is not the entity's. */
   label(entityId: number, conversationId: number, change: 'add' | 'remove', labelIds: readonly number[], origin: EventOrigin): Promise<void>;
 }
@@ -71,6 +76,9 @@ export function createConversationAutomation(deps: {
     },
     async setFollowUp(entityId, conversationId, followUp) {
       await deps.conversations.setFollowUp(system(entityId), conversationId, followUp);
+    },
+    async labelsOf(entityId, ref) {
+      return (await latestConversationOf(deps.db, entityId, ref))?.labelIds;
     },
     async label(entityId, conversationId, change, labelIds, origin) {
       await deps.labels[change](system(entityId), conversationId, labelIds, origin);

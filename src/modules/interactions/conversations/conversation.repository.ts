@@ -211,8 +211,8 @@ export async function history(db: Db, entityId: number, conversationId: number, 
 /** How an event names its conversation: directly, by the chat of an inbound message, or by the contact (its latest conversation). */
 export type ConversationRef = { conversationId: number } | { entityChannelAccountId: number; externalChatId: string } | { contactId: number };
 
-/** The conversation `ref` names in the entity (for a contact: the one with the latest message). */
-export async function latestConversationOf(db: Db, entityId: number, ref: ConversationRef): Promise<{ id: number } | undefined> {
+/** The conversation `ref` names in the entity (for a contact: the one with the latest message), with its label ids (ascending). */
+export async function latestConversationOf(db: Db, entityId: number, ref: ConversationRef): Promise<{ id: number; labelIds: number[] } | undefined> {
   const where =
     'conversationId' in ref
       ? and(eq(conversation.entityId, entityId), eq(conversation.id, ref.conversationId))
@@ -224,7 +224,7 @@ export async function latestConversationOf(db: Db, entityId: number, ref: Conver
           )
         : and(eq(conversation.entityId, entityId), eq(conversation.contactId, ref.contactId));
   const [row] = await db
-    .select({ id: conversation.id })
+    .select({ id: conversation.id, labelIds: conversation.labelIds })
     .from(conversation)
     .where(where)
     .orderBy(sql`${conversation.lastMessageAt} desc nulls last`, desc(conversation.id))
