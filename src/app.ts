@@ -280,9 +280,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const labels = await registerLabelsModule(app, ctx);
   const records = await registerRecordsModule(app, ctx, identity, labels);
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
-  await registerCustomFieldsModule(app, ctx, media.service);
+  const customFields = await registerCustomFieldsModule(app, ctx, media.service);
   await registerCarteraModule(app, ctx, records);
-  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, { workers: deps.startQueue !== false });
+  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, customFields.texts, {
+    workers: deps.startQueue !== false,
+  });
   // Who hears which conversation on the sockets: members' current permissions (identity's resolution) and what they see (interactions).
   ctx.realtime.useAudience(
     createConversationAudience({

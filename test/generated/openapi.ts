@@ -22259,7 +22259,7 @@ export interface operations {
                                 name: string;
                                 language: string;
                             } | null;
-                            /** @description The variables the body names */
+                            /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                             variables: string[];
                             /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                             prompts: string[];
@@ -22326,7 +22326,7 @@ export interface operations {
                     /** @description What the agent types after `/`; unique in its scope */
                     shortcode: string;
                     title: string;
-                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}`, custom fields by id (`{{contact.custom.12}}`: a contact field of the entity; `{{group.custom.7}}`: a group field, read on the lead's group; not image, video or PDF fields) and prompted `{{?label}}` */
                     body: string;
                     /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
                     scope: "personal" | "queue" | "entity";
@@ -22363,7 +22363,7 @@ export interface operations {
                             name: string;
                             language: string;
                         } | null;
-                        /** @description The variables the body names */
+                        /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                         variables: string[];
                         /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                         prompts: string[];
@@ -22474,7 +22474,7 @@ export interface operations {
                             name: string;
                             language: string;
                         } | null;
-                        /** @description The variables the body names */
+                        /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                         variables: string[];
                         /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                         prompts: string[];
@@ -22625,7 +22625,7 @@ export interface operations {
                     /** @description What the agent types after `/`; unique in its scope */
                     shortcode?: string;
                     title?: string;
-                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}`, custom fields by id (`{{contact.custom.12}}`: a contact field of the entity; `{{group.custom.7}}`: a group field, read on the lead's group; not image, video or PDF fields) and prompted `{{?label}}` */
                     body?: string;
                     /** @description Media objects of the entity (image, document, video or audio), each sent as a message of its own */
                     attachments?: number[];
@@ -22658,7 +22658,7 @@ export interface operations {
                             name: string;
                             language: string;
                         } | null;
-                        /** @description The variables the body names */
+                        /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                         variables: string[];
                         /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                         prompts: string[];
@@ -22768,7 +22768,7 @@ export interface operations {
                     "application/json": {
                         /** @description The body filled; what is missing is left as written */
                         text: string;
-                        /** @description Variables without a value for this conversation (the contact has no e-mail, ...) */
+                        /** @description Variables without a value for this conversation (the contact has no e-mail, a custom field is empty or was deleted, ...) */
                         missing: string[];
                         /** @description Prompted placeholders not answered yet */
                         prompts: string[];
@@ -22988,7 +22988,7 @@ export interface operations {
                                 name: string;
                                 language: string;
                             } | null;
-                            /** @description The variables the body names */
+                            /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                             variables: string[];
                             /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                             prompts: string[];
@@ -23055,7 +23055,7 @@ export interface operations {
                     /** @description What the agent types after `/`; unique in its scope */
                     shortcode: string;
                     title: string;
-                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}`, custom fields by id (`{{contact.custom.12}}`: a contact field of the entity; `{{group.custom.7}}`: a group field, read on the lead's group; not image, video or PDF fields) and prompted `{{?label}}` */
                     body: string;
                     /** @description `personal`: the caller's own; `queue`: the members of `queue_id`; `entity`: every member of the entity */
                     scope: "personal" | "queue" | "entity";
@@ -23092,7 +23092,7 @@ export interface operations {
                             name: string;
                             language: string;
                         } | null;
-                        /** @description The variables the body names */
+                        /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                         variables: string[];
                         /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                         prompts: string[];
@@ -23203,7 +23203,7 @@ export interface operations {
                             name: string;
                             language: string;
                         } | null;
-                        /** @description The variables the body names */
+                        /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                         variables: string[];
                         /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                         prompts: string[];
@@ -23354,7 +23354,7 @@ export interface operations {
                     /** @description What the agent types after `/`; unique in its scope */
                     shortcode?: string;
                     title?: string;
-                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}` */
+                    /** @description Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}`, custom fields by id (`{{contact.custom.12}}`: a contact field of the entity; `{{group.custom.7}}`: a group field, read on the lead's group; not image, video or PDF fields) and prompted `{{?label}}` */
                     body?: string;
                     /** @description Media objects of the entity (image, document, video or audio), each sent as a message of its own */
                     attachments?: number[];
@@ -23387,7 +23387,7 @@ export interface operations {
                             name: string;
                             language: string;
                         } | null;
-                        /** @description The variables the body names */
+                        /** @description The variables the body names, custom fields included (`contact.custom.12`) */
                         variables: string[];
                         /** @description The prompted placeholders the body names (`{{?label}}`), each to ask the agent */
                         prompts: string[];
@@ -23497,7 +23497,7 @@ export interface operations {
                     "application/json": {
                         /** @description The body filled; what is missing is left as written */
                         text: string;
-                        /** @description Variables without a value for this conversation (the contact has no e-mail, ...) */
+                        /** @description Variables without a value for this conversation (the contact has no e-mail, a custom field is empty or was deleted, ...) */
                         missing: string[];
                         /** @description Prompted placeholders not answered yet */
                         prompts: string[];

@@ -96,3 +96,42 @@ export function checkValue(type: CustomFieldTypeCode, value: unknown, ctx: { opt
     }
   }
 }
+
+/** Fraction digits of an ISO 4217 currency (2 for GTQ, 0 for JPY), as the runtime knows them. */
+const minorDigits = (currency: string) => new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+
+/**
+ * A stored value as text a customer can read (canned replies' `{{contact.custom.<id>}}`, issue 49), or null when
+ * it has none. Numbers as JavaScript writes them (`1500.5`); dates as stored (`YYYY-MM-DD`); booleans `sí` / `no`
+ * (customers are written to in Spanish); a select's option as stored (an option is its own label); currency as
+ * `GTQ 1500.50` (the code, then the amount with the currency's minor digits); a department by its name, a
+ * municipality as `name, department`. Media-valued kinds (image, video, pdf) have no text: null, as is a value
+ * whose shape does not match its kind.
+ */
+export function textOf(type: CustomFieldTypeCode, value: unknown): string | null {
+  switch (type) {
+    case 'text':
+    case 'date':
+    case 'select':
+      return typeof value === 'string' ? value : null;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? String(value) : null;
+    case 'boolean':
+      return typeof value === 'boolean' ? (value ? 'sí' : 'no') : null;
+    case 'currency':
+      return isObject(value) && typeof value.currency === 'string' && CURRENCIES.has(value.currency) && typeof value.amount === 'number'
+        ? `${value.currency} ${value.amount.toFixed(minorDigits(value.currency))}`
+        : null;
+    case 'department':
+      return isObject(value) && typeof value.name === 'string' ? value.name : null;
+    case 'municipality': {
+      if (!isObject(value) || typeof value.name !== 'string') return null;
+      const department = typeof value.department_code === 'string' ? DEPARTMENTS.get(value.department_code) : undefined;
+      return department === undefined ? value.name : `${value.name}, ${department}`;
+    }
+    case 'image':
+    case 'video':
+    case 'pdf':
+      return null;
+  }
+}

@@ -99,6 +99,24 @@ export async function valuesOf(db: Db, entityId: number, recordType: RecordType,
     .orderBy(asc(customField.position), asc(customField.id));
 }
 
+/** Values of the entity's fields `fieldIds` on one record, with their field's type; a field without a value is absent. */
+export async function valuesOfFields(db: Db, entityId: number, recordType: RecordType, recordId: number, fieldIds: number[]) {
+  if (fieldIds.length === 0) return [];
+  return db
+    .select({ customFieldId: customFieldValue.customFieldId, type: customField.type, value: customFieldValue.value })
+    .from(customFieldValue)
+    .innerJoin(customField, eq(customField.id, customFieldValue.customFieldId))
+    .where(
+      and(
+        eq(customFieldValue.entityId, entityId),
+        eq(customFieldValue.recordType, recordType),
+        eq(customFieldValue.recordId, recordId),
+        inArray(customFieldValue.customFieldId, fieldIds),
+        eq(customField.entityId, entityId),
+      ),
+    );
+}
+
 export async function upsertValue(
   db: Db,
   entityId: number,

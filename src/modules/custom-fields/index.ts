@@ -7,11 +7,16 @@ import { customFieldRoutes } from './custom-field.routes.js';
 import { customFieldValueRoutes } from './custom-field-value.routes.js';
 import { createCustomFieldService } from './custom-field.service.js';
 import { createCustomFieldValueService, type MediaReferences } from './custom-field-value.service.js';
+import { createCustomFieldTexts, type CustomFieldTexts } from './custom-field-text.service.js';
 
 export { seedCustomFieldsDemo } from './demo.seed.js';
+export type { CustomFieldTexts } from './custom-field-text.service.js';
 
-/** Registers custom field types, groups, fields and values, bare and under `/api`; `media` checks and signs media-valued fields. */
-export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppContext, media: MediaReferences): Promise<void> {
+/**
+ * Registers custom field types, groups, fields and values, bare and under `/api`; `media` checks and signs
+ * media-valued fields. Returns `texts`: fields and values as text, for the modules that write to customers.
+ */
+export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppContext, media: MediaReferences): Promise<{ texts: CustomFieldTexts }> {
   const service = createCustomFieldService({ db: ctx.db });
   const values = createCustomFieldValueService({ db: ctx.db, recordExists: createRecordLookup(ctx.db), media });
   const plugin: FastifyPluginAsyncTypebox = async (scope) => {
@@ -19,4 +24,5 @@ export async function registerCustomFieldsModule(app: FastifyInstance, ctx: AppC
     await registerRoutes(scope, customFieldValueRoutes, { service: values });
   };
   await registerBareAndApi(app, plugin, {});
+  return { texts: createCustomFieldTexts({ db: ctx.db }) };
 }

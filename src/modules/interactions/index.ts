@@ -8,6 +8,7 @@ import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-pre
 import { createGuardedFetch } from '../../platform/http/outbound.js';
 import { attemptExpiryAfterCall } from '../../platform/queue/queue.js';
 import { createCommunicationsClient } from '../../integrations/communications/index.js';
+import type { CustomFieldTexts } from '../custom-fields/index.js';
 import type { IdentityService } from '../identity/index.js';
 import type { Labels } from '../labels/index.js';
 import type { MediaService } from '../media/index.js';
@@ -58,7 +59,8 @@ declare module 'fastify' {
  * Registers the communications webhook (`/api/interactions/webhooks/*`), the conversations and routing
  * APIs (`/interactions/*`), sending (`/interactions/conversations/:id/messages/*`), the entity's channel
  * accounts (`/entity-channel-accounts`, codes `entity_channel_accounts.*`), all bare and under /api, and
- * starts the intake worker with the app and the sending workers when `workers`.
+ * starts the intake worker with the app and the sending workers when `workers`. `customFields` names and fills
+ * canned replies' custom field variables.
  */
 export async function registerInteractionsModule(
   app: FastifyInstance,
@@ -66,6 +68,7 @@ export async function registerInteractionsModule(
   identity: IdentityService,
   media: Pick<MediaService, 'downloadUrls' | 'summaries' | 'ingest' | 'presignUpload' | 'finalizeUpload'>,
   catalogue: Labels,
+  customFields: CustomFieldTexts,
   options: { workers: boolean },
 ): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation }> {
   const { db, events, log } = ctx;
@@ -164,7 +167,7 @@ export async function registerInteractionsModule(
   const labels = createConversationLabels({ db, events, realtime, labels: catalogue });
   await registerBareAndApi(app, conversationLabelRoutes, { labels });
   await registerBareAndApi(app, bulkActionRoutes, { bulk: createBulkActions({ lifecycle, assignment, labels, catalogue, log: app.log }) });
-  const replies = createCannedReplies({ db, media, outbound, cards: createRecordCards(db), names: identity });
+  const replies = createCannedReplies({ db, media, outbound, cards: createRecordCards(db), names: identity, customFields });
   await registerBareAndApi(app, cannedReplyRoutes, { replies });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
   await registerBareAndApi(app, channelRoutes, {});

@@ -29,7 +29,8 @@ export function createLeadPlacement(db: Db) {
 /** What a message may say of a conversation's customer (canned replies' variables, issue 49). */
 export interface RecordCard {
   contact: { name: string; phone: string | null; email: string | null } | null;
-  lead: { name: string; erp_id: string | null; email: string | null; phone: string | null; tax_id: string | null } | null;
+  /** `group_id`: the lead's group now (a conversation keeps the `group_id` it opened with). */
+  lead: { name: string; erp_id: string | null; email: string | null; phone: string | null; tax_id: string | null; group_id: number } | null;
 }
 
 /** Contact `contactId` (its first phone and e-mail) and lead `leadId` of `entityId`; null for an absent or another entity's one. */
@@ -40,7 +41,7 @@ export function createRecordCards(db: Db) {
     const first = (type: string) => view?.channels.find((c) => c.type === type)?.identifier ?? null;
     return {
       contact: view ? { name: view.name, phone: first('phone') ?? first('whatsapp'), email: first('email') } : null,
-      lead: lead ? { name: lead.name, erp_id: lead.erpId, email: lead.email, phone: lead.phone, tax_id: lead.taxId } : null,
+      lead: lead ? { name: lead.name, erp_id: lead.erpId, email: lead.email, phone: lead.phone, tax_id: lead.taxId, group_id: lead.groupId } : null,
     };
   };
 }

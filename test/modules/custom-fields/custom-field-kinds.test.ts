@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkValue } from '../../../src/modules/custom-fields/custom-field-kinds.js';
+import { checkValue, textOf } from '../../../src/modules/custom-fields/custom-field-kinds.js';
 import { DEPARTMENTS, MUNICIPALITIES } from '../../../src/modules/custom-fields/geo.js';
 
 const ctx = { options: ['a', 'b'], entityId: 7 };
@@ -52,5 +52,30 @@ describe('custom field value kinds', () => {
     expect(checkValue('text', 'x'.repeat(5001), ctx).ok).toBe(false);
     expect(checkValue('number', Number.NaN, ctx).ok).toBe(false);
     expect(checkValue('boolean', 'true', ctx).ok).toBe(false);
+  });
+
+  it('reads each stored value as text a customer can read, and media-valued ones as none', () => {
+    const stored = (type: Parameters<typeof checkValue>[0], value: unknown) => {
+      const checked = checkValue(type, value, ctx);
+      if (!checked.ok) throw new Error(checked.message);
+      return textOf(type, checked.value);
+    };
+    expect(stored('text', 'Zona 10')).toBe('Zona 10');
+    expect(stored('number', 1500.5)).toBe('1500.5');
+    expect(stored('number', -3)).toBe('-3');
+    expect(stored('date', '2025-02-28')).toBe('2025-02-28');
+    expect(stored('boolean', true)).toBe('sí');
+    expect(stored('boolean', false)).toBe('no');
+    expect(stored('select', 'b')).toBe('b');
+    // The currency's minor digits: two for quetzales, none for yen.
+    expect(stored('currency', { currency: 'GTQ', amount: 1500.5 })).toBe('GTQ 1500.50');
+    expect(stored('currency', { currency: 'JPY', amount: 1500 })).toBe('JPY 1500');
+    expect(stored('department', { code: '01' })).toBe('Guatemala');
+    const [code, m] = [...MUNICIPALITIES].find(([, v]) => v.departmentCode === '09')!;
+    expect(stored('municipality', { department_code: '09', code })).toBe(`${m.name}, ${DEPARTMENTS.get('09')}`);
+    for (const kind of ['image', 'video', 'pdf'] as const) expect(stored(kind, { media_id: 4 })).toBeNull();
+    // A value whose shape is not its kind's (written before a change of rules) has no text either.
+    expect(textOf('number', '12')).toBeNull();
+    expect(textOf('currency', { currency: 'GTQ' })).toBeNull();
   });
 });

@@ -2,8 +2,10 @@
  * Canned replies (issue 49): who sees and may use which (personal, queue, entity), search by shortcode and words
  * without accents, variables filled from the conversation's real records and prompted placeholders, sending
  * through the send path (the text, then each attachment; a template outside the window), usage counts, and bad
- * input refused whole. Sends go to the communications simulator over HTTP.
+ * input refused whole; custom fields of the contact and the lead's group, named by id, written and read through the
+ * custom fields API. Sends go to the communications simulator over HTTP.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
@@ -24,6 +26,8 @@ let memberToken: string;
 let outsider: Member;
 let outsiderToken: string;
 let otherEntityToken: string;
+let fieldsToken: string;
+let otherFieldsToken: string;
 let queueId: number;
 let otherEntityQueueId: number;
 let conversationId: number;
@@ -60,6 +64,10 @@ beforeAll(async () => {
   outsiderToken = await tokenFor(t.app, outsider);
   const otherManager = await makeMember(t.database.db, { entityId: e2, codes: ['canned_replies.manage', 'entity_channel_accounts.edit'] });
   otherEntityToken = await tokenFor(t.app, otherManager);
+  // Who defines custom fields and writes their values on contacts and groups.
+  const fieldCodes = ['custom_field_groups.create', 'custom_fields.create', 'contacts.edit', 'groups.edit'];
+  fieldsToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1, codes: fieldCodes }));
+  otherFieldsToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2, codes: fieldCodes }));
   queueId = (await api('POST', '/routing/queues', managerToken, { name: 'Ventas' })).json<{ id: number }>().id;
   expect((await api('POST', `/routing/queues/${queueId}/members`, managerToken, { employee_id: member.employeeId })).statusCode).toBe(201);
   otherEntityQueueId = (await api('POST', '/routing/queues', otherEntityToken, { name: 'Otra' })).json<{ id: number }>().id;
@@ -240,5 +248,128 @@ describe('canned replies', () => {
     expect(foreignMedia.statusCode).toBe(400);
     expect(JSON.stringify(foreignMedia.json().errors)).toContain(`media ${image} not found`);
     expect(await shortcodes(otherEntityToken)).toEqual([]);
+  });
+
+  describe('custom fields', () => {
+    const post = async (url: string, token: string, payload: object) => {
+      const res = await t.app.inject({ method: 'POST', url: `/api${url}`, headers: bearer(token), payload });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<{ id: number }>().id;
+    };
+    const put = async (url: string, values: { custom_field_id: number; value: unknown }[]) => {
+      const res = await t.app.inject({ method: 'PUT', url: `/api${url}`, headers: bearer(fieldsToken), payload: { values } });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const field = (group: number, name: string, type: string, extra: object = {}) =>
+      post('/custom-fields', fieldsToken, { custom_field_group_id: group, name, type, ...extra });
+    let contactSection: number;
+    let groupSection: number;
+
+    beforeAll(async () => {
+      contactSection = await post('/custom-field-groups', fieldsToken, { name: 'Datos del cliente', record_type: 'contact' });
+      groupSection = await post('/custom-field-groups', fieldsToken, { name: 'Cuenta', record_type: 'group' });
+    });
+
+    it('fills them from the conversation’s contact and its lead’s group, as text; an empty or deleted one is missing', async () => {
+      const city = await field(contactSection, 'Ciudad', 'text');
+      const balance = await field(contactSection, 'Saldo', 'currency');
+      const birthday = await field(contactSection, 'Cumpleaños', 'date');
+      const vip = await field(contactSection, 'VIP', 'boolean');
+      const channel = await field(contactSection, 'Canal preferido', 'select', { options: ['WhatsApp', 'Correo'] });
+      const points = await field(contactSection, 'Puntos', 'number');
+      const notes = await field(contactSection, 'Notas', 'text');
+      const route = await field(groupSection, 'Ruta', 'text');
+      const conversation = (await api('GET', `/conversations/${conversationId}`, managerToken)).json<{ contact_id: number; group_id: number }>();
+      await put(`/contacts/${conversation.contact_id}/custom-field-values`, [
+        { custom_field_id: city, value: 'Quetzaltenango' },
+        { custom_field_id: balance, value: { currency: 'GTQ', amount: 1500.5 } },
+        { custom_field_id: birthday, value: '1990-04-15' },
+        { custom_field_id: vip, value: true },
+        { custom_field_id: channel, value: 'WhatsApp' },
+        { custom_field_id: points, value: 120.5 },
+      ]);
+      await put(`/groups/${conversation.group_id}/custom-field-values`, [{ custom_field_id: route, value: 'Ruta 7 Occidente' }]);
+
+      const body =
+        `{{contact.name}} de {{contact.custom.${city}}} (ruta {{ group.custom.${route} }}): saldo {{contact.custom.${balance}}}, ` +
+        `cumpleaños {{contact.custom.${birthday}}}, VIP {{contact.custom.${vip}}}, por {{contact.custom.${channel}}}, ` +
+        `{{contact.custom.${points}}} puntos. {{contact.custom.${notes}}}`;
+      const saved = await create(managerToken, { shortcode: 'ficha', title: 'Ficha', body, scope: 'entity' });
+      expect(saved.statusCode, saved.body).toBe(201);
+      const { id, variables } = saved.json<{ id: number; variables: string[] }>();
+      expect(variables).toEqual([
+        'contact.name',
+        `contact.custom.${city}`,
+        `group.custom.${route}`,
+        `contact.custom.${balance}`,
+        `contact.custom.${birthday}`,
+        `contact.custom.${vip}`,
+        `contact.custom.${channel}`,
+        `contact.custom.${points}`,
+        `contact.custom.${notes}`,
+      ]);
+      const rendered = await api('POST', `/canned-replies/${id}/render`, memberToken, { conversation_id: conversationId });
+      expect(rendered.statusCode, rendered.body).toBe(200);
+      expect(rendered.json()).toMatchObject({
+        text:
+          'José Pérez de Quetzaltenango (ruta Ruta 7 Occidente): saldo GTQ 1500.50, cumpleaños 1990-04-15, VIP sí, por WhatsApp, ' +
+          `120.5 puntos. {{contact.custom.${notes}}}`,
+        missing: [`contact.custom.${notes}`],
+      });
+      // A value cleared is missing too, and sending is refused until it is filled.
+      await put(`/contacts/${conversation.contact_id}/custom-field-values`, [{ custom_field_id: city, value: null }]);
+      const cleared = await api('POST', `/canned-replies/${id}/send`, memberToken, { conversation_id: conversationId });
+      expect(cleared.statusCode).toBe(422);
+      expect(cleared.json()).toMatchObject({ code: 'canned_reply_incomplete', missing: [`contact.custom.${city}`, `contact.custom.${notes}`] });
+      // Custom fields have no delete endpoint yet: a field removed from the database (its values go with it) is
+      // missing when the saved reply is rendered, not an error.
+      await t.database.db.execute(sql`delete from custom_field where id = ${route}`);
+      const afterDelete = await api('POST', `/canned-replies/${id}/render`, memberToken, { conversation_id: conversationId });
+      expect(afterDelete.statusCode, afterDelete.body).toBe(200);
+      expect(afterDelete.json<{ missing: string[] }>().missing).toEqual([`contact.custom.${city}`, `group.custom.${route}`, `contact.custom.${notes}`]);
+      expect(afterDelete.json<{ text: string }>().text).toContain(`(ruta {{ group.custom.${route} }})`);
+    });
+
+    it('refuses on save a field of another entity, of another record type, without text, or named otherwise than by id', async () => {
+      const contactField = await field(contactSection, 'Apodo', 'text');
+      const groupField = await field(groupSection, 'Zona', 'text');
+      const photo = await field(contactSection, 'Foto', 'image');
+      const elsewhere = await post('/custom-fields', otherFieldsToken, {
+        custom_field_group_id: await post('/custom-field-groups', otherFieldsToken, { name: 'Ajenos', record_type: 'contact' }),
+        name: 'Ajeno',
+        type: 'text',
+      });
+      const refused = async (token: string, body: string) => {
+        const res = await create(token, { shortcode: 'campo-malo', title: 'Campo malo', body, scope: 'entity' });
+        expect(res.statusCode, res.body).toBe(400);
+        expect(res.json().code).toBe('validation_failed');
+        return res.json<{ errors: { field: string; message: string }[] }>().errors;
+      };
+      const errors = await refused(
+        managerToken,
+        `{{contact.custom.${elsewhere}}} {{group.custom.${contactField}}} {{contact.custom.${groupField}}} {{contact.custom.${photo}}} ` +
+          `{{lead.custom.${groupField}}} {{contact.custom.apodo}} {{contact.custom.0${contactField}}} {{contact.custom.99999999999}}`,
+      );
+      expect(errors.every((e) => e.field === '/body/body' && e.message.startsWith('unknown_variable: '))).toBe(true);
+      expect(errors.map((e) => e.message)).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(`{{contact.custom.${elsewhere}}}: custom field ${elsewhere} is not a contact field of the entity`),
+          expect.stringContaining(`{{group.custom.${contactField}}}: custom field ${contactField} is not a group field`),
+          expect.stringContaining(`{{contact.custom.${groupField}}}: custom field ${groupField} is not a contact field`),
+          expect.stringContaining(`{{contact.custom.${photo}}}: custom field ${photo} (Foto, image) has no text`),
+          expect.stringContaining(`{{lead.custom.${groupField}}}: leads have no custom fields`),
+          expect.stringContaining('{{contact.custom.apodo}}: a custom field is named by its id'),
+          expect.stringContaining(`{{contact.custom.0${contactField}}}: a custom field is named by its id`),
+          expect.stringContaining('{{contact.custom.99999999999}}: a custom field is named by its id'),
+        ]),
+      );
+      expect(errors).toHaveLength(8);
+      // The other entity's own field is fine there; a change of body is checked the same way.
+      await idOf(create(otherFieldsToken, { shortcode: 'suyo', title: 'Suyo', body: `{{contact.custom.${elsewhere}}}`, scope: 'personal' }));
+      const mine = await idOf(create(managerToken, { shortcode: 'apodo', title: 'Apodo', body: `Hola {{contact.custom.${contactField}}}`, scope: 'entity' }));
+      const patched = await api('PATCH', `/canned-replies/${mine}`, managerToken, { body: `Hola {{contact.custom.${elsewhere}}}` });
+      expect(patched.statusCode).toBe(400);
+      expect(JSON.stringify(patched.json().errors)).toContain(`custom field ${elsewhere} is not a contact field`);
+    });
   });
 });

@@ -9,7 +9,7 @@ const Title = Type.String({ minLength: 1, maxLength: 200 });
 const Body = Type.String({
   maxLength: 4096,
   description:
-    'Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}` and prompted `{{?label}}`',
+    "Plain text; may name `{{contact.name}}`, `{{contact.phone}}`, `{{contact.email}}`, `{{lead.name}}`, `{{lead.erp_id}}`, `{{lead.email}}`, `{{lead.phone}}`, `{{lead.tax_id}}`, `{{agent.name}}`, `{{entity.name}}`, custom fields by id (`{{contact.custom.12}}`: a contact field of the entity; `{{group.custom.7}}`: a group field, read on the lead's group; not image, video or PDF fields) and prompted `{{?label}}`",
 });
 const Attachments = Type.Array(Type.Integer({ minimum: 1 }), {
   maxItems: 10,
@@ -63,7 +63,7 @@ export const CannedReplyResponse = Type.Object({
   owner_employee_id: Type.Union([Type.Integer(), Type.Null()]),
   attachments: Type.Array(Type.Integer()),
   template: Type.Union([Type.Object({ name: Type.String(), language: Type.String() }), Type.Null()]),
-  variables: Type.Array(Type.String(), { description: 'The variables the body names' }),
+  variables: Type.Array(Type.String(), { description: 'The variables the body names, custom fields included (`contact.custom.12`)' }),
   prompts: Type.Array(Type.String(), { description: 'The prompted placeholders the body names (`{{?label}}`), each to ask the agent' }),
   usage_count: Type.Integer({ description: 'Sends of this reply by anyone' }),
   my_usage_count: Type.Integer({ description: "The caller's sends of it" }),
@@ -104,7 +104,9 @@ export type RenderCannedReplyBody = Static<typeof RenderCannedReplyBody>;
 
 export const RenderedCannedReply = Type.Object({
   text: Type.String({ description: 'The body filled; what is missing is left as written' }),
-  missing: Type.Array(Type.String(), { description: 'Variables without a value for this conversation (the contact has no e-mail, ...)' }),
+  missing: Type.Array(Type.String(), {
+    description: 'Variables without a value for this conversation (the contact has no e-mail, a custom field is empty or was deleted, ...)',
+  }),
   prompts: Type.Array(Type.String(), { description: 'Prompted placeholders not answered yet' }),
   attachments: Type.Array(Type.Object({ media_id: Type.Integer(), kind: Type.String() })),
   service_window_open: Type.Boolean(),

@@ -7,12 +7,16 @@
  * member uses the entity's. Another entity's reply, or one the caller may not use, is 404.
  * Sending goes through the send path (visibility, reply rights, the claim): the text, then one message per
  * attachment; outside WhatsApp's service window the named template instead. Each send counts one use.
+ * Custom field variables (`{{contact.custom.<id>}}`, `{{group.custom.<id>}}`) must name a field of the caller's
+ * entity for that record type, with text (not an image, video or PDF), when the reply is saved; a field deleted
+ * since, or without a value on the conversation's contact or group, is `missing` like any variable.
  * Errors: 400 `validation_failed` (`unknown_variable` items), 404, 409 `shortcode_taken`, 422 `canned_reply_incomplete`.
  */
 import type { Db } from '../../../db/client.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { isUniqueViolation } from '../../../db/db-errors.js';
 import { conflict, notFound, permissionDenied, unprocessable, validationFailed, type FieldError } from '../../../platform/errors.js';
+import type { CustomFieldTexts } from '../../custom-fields/index.js';
 import type { MediaService } from '../../media/index.js';
 import type { RecordCard } from '../../records/index.js';
 import { channelOfCode } from '../channels/index.js';
@@ -28,7 +32,15 @@ import type {
   RenderedCannedReply,
   UpdateCannedReplyBody,
 } from './canned-reply.schemas.js';
-import { fill, placeholdersOf, searchKey, type CannedReplyVariable } from './canned-reply.variables.js';
+import {
+  customFieldVariables,
+  fill,
+  placeholdersOf,
+  searchKey,
+  unknownVariable,
+  type CannedReplyVariable,
+  type CustomFieldHolder,
+} from './canned-reply.variables.js';
 
 /** Writing queue and entity replies (our documented addition to SPEC's catalogue). */
 const MANAGE_CANNED_REPLIES = 'canned_replies.manage';
@@ -51,6 +63,7 @@ export function createCannedReplies(deps: {
   outbound: Pick<OutboundService, 'send'>;
   cards: (entityId: number, ids: { contactId: number | null; leadId: number | null }) => Promise<RecordCard>;
   names: { entity(entityId: number): Promise<{ name: string } | undefined>; employeeName(entityId: number, employeeId: number): Promise<string | undefined> };
+  customFields: CustomFieldTexts;
 }): CannedReplies {
   const { db } = deps;
 
@@ -80,15 +93,30 @@ export function createCannedReplies(deps: {
     };
   }
 
-  /** 400 for unknown variables and attachments that are not the entity's ready image, document, video or audio. */
+  /**
+   * 400 for unknown variables (a custom field that is not the entity's, of another record type, or without text
+   * included) and attachments that are not the entity's ready image, document, video or audio.
+   */
   async function check(entityId: number, body: string | undefined, attachments: number[] | undefined): Promise<void> {
     const errors: FieldError[] = [];
     if (body !== undefined) {
-      for (const name of placeholdersOf(body).unknown)
-        errors.push({
-          field: '/body/body',
-          message: `unknown_variable: {{${name}}} is not a variable (see the field's description) nor a prompt ({{?label}})`,
-        });
+      const { variables, unknown } = placeholdersOf(body);
+      for (const name of unknown) errors.push({ field: '/body/body', message: unknownVariable(name) });
+      const named = customFieldVariables(variables);
+      const fields = await deps.customFields.fieldsOf(
+        entityId,
+        named.map((v) => v.fieldId),
+      );
+      for (const v of named) {
+        const field = fields.get(v.fieldId);
+        if (field === undefined || field.recordType !== v.holder)
+          errors.push({ field: '/body/body', message: `unknown_variable: {{${v.name}}}: custom field ${v.fieldId} is not a ${v.holder} field of the entity` });
+        else if (!field.text)
+          errors.push({
+            field: '/body/body',
+            message: `unknown_variable: {{${v.name}}}: custom field ${v.fieldId} (${field.name}, ${field.type}) has no text; attach the file instead`,
+          });
+      }
     }
     if (attachments !== undefined && attachments.length > 0) {
       const found = await deps.media.summaries(entityId, attachments);
@@ -129,9 +157,13 @@ export function createCannedReplies(deps: {
     const c = await getConversation(db, p.entityId, body.conversation_id, false, viewerOf(p));
     if (!c) throw notFound('conversation', body.conversation_id);
     const { variables } = placeholdersOf(reply.body);
+    const custom = customFieldVariables(variables);
     const needs = (prefix: string) => variables.some((v) => v.startsWith(prefix));
+    // The lead's group is read from the lead, as it is now.
     const card =
-      needs('contact.') || needs('lead.') ? await deps.cards(p.entityId, { contactId: c.contactId, leadId: c.leadId }) : { contact: null, lead: null };
+      needs('contact.') || needs('lead.') || needs('group.')
+        ? await deps.cards(p.entityId, { contactId: c.contactId, leadId: c.leadId })
+        : { contact: null, lead: null };
     const values: Partial<Record<CannedReplyVariable, string | null>> = {
       'contact.name': card.contact?.name ?? null,
       'contact.phone': card.contact?.phone ?? null,
@@ -144,6 +176,19 @@ export function createCannedReplies(deps: {
       'agent.name': needs('agent.') && p.employeeId !== null ? ((await deps.names.employeeName(p.entityId, p.employeeId)) ?? null) : null,
       'entity.name': needs('entity.') ? ((await deps.names.entity(p.entityId))?.name ?? null) : null,
     };
+    const holders: Record<CustomFieldHolder, number | null> = { contact: card.contact ? c.contactId : null, group: card.lead?.group_id ?? null };
+    for (const holder of Object.keys(holders) as CustomFieldHolder[]) {
+      const wanted = custom.filter((v) => v.holder === holder);
+      const recordId = holders[holder];
+      if (wanted.length === 0 || recordId === null) continue;
+      const texts = await deps.customFields.textsOf(
+        p.entityId,
+        holder,
+        recordId,
+        wanted.map((v) => v.fieldId),
+      );
+      for (const v of wanted) values[v.name] = texts.get(v.fieldId) ?? null;
+    }
     const filled = fill(reply.body, values, body.answers ?? {});
     const windowed = channelOfCode(c.channelTypeCode).serviceWindow;
     const closesAt = serviceWindowExpiresAt(c.lastInboundAt);
