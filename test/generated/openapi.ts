@@ -3892,7 +3892,7 @@ export interface paths {
         };
         /**
          * Daily conversation report
-         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         * @description Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).
          */
         get: operations["getInteractionsReportsDaily"];
         put?: never;
@@ -3912,7 +3912,7 @@ export interface paths {
         };
         /**
          * Daily conversation report as CSV (streamed)
-         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         * @description Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).
          */
         get: operations["getInteractionsReportsDailyCsv"];
         put?: never;
@@ -3932,7 +3932,7 @@ export interface paths {
         };
         /**
          * Daily conversation report as a spreadsheet (streamed)
-         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         * @description Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).
          */
         get: operations["getInteractionsReportsDailyXlsx"];
         put?: never;
@@ -3952,7 +3952,7 @@ export interface paths {
         };
         /**
          * Daily conversation report
-         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         * @description Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).
          */
         get: operations["apiGetInteractionsReportsDaily"];
         put?: never;
@@ -3972,7 +3972,7 @@ export interface paths {
         };
         /**
          * Daily conversation report as CSV (streamed)
-         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         * @description Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).
          */
         get: operations["apiGetInteractionsReportsDailyCsv"];
         put?: never;
@@ -3992,7 +3992,7 @@ export interface paths {
         };
         /**
          * Daily conversation report as a spreadsheet (streamed)
-         * @description Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).
+         * @description Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).
          */
         get: operations["apiGetInteractionsReportsDailyXlsx"];
         put?: never;
@@ -35878,8 +35878,10 @@ export interface operations {
                 from: string;
                 /** @description Last local day, included; at most 366 days after `from` */
                 to: string;
-                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
-                group_by?: "agent" | "queue" | "channel";
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel" | "label";
+                /** @description Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing */
+                label?: number[];
             };
             header?: never;
             path?: never;
@@ -35900,7 +35902,7 @@ export interface operations {
                         from: string;
                         /** @description As asked */
                         to: string;
-                        group_by: ("agent" | "queue" | "channel") | null;
+                        group_by: ("agent" | "queue" | "channel" | "label") | null;
                         /** @description Days and groups with at least one event, by day then group (null first) */
                         rows: {
                             /** @description The local day (the entity's time zone) */
@@ -35914,6 +35916,8 @@ export interface operations {
                              * @enum {unknown}
                              */
                             channel?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                            /** @description group_by=label: one of the labels the conversations carry now (the entity's catalogue, GET /labels) */
+                            label_id?: number;
                             conversations_opened: number;
                             conversations_resolved: number;
                             /** @description Resolved conversations opened again (by an agent or a customer writing) */
@@ -35952,7 +35956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -35997,8 +36001,10 @@ export interface operations {
                 from: string;
                 /** @description Last local day, included; at most 366 days after `from` */
                 to: string;
-                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
-                group_by?: "agent" | "queue" | "channel";
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel" | "label";
+                /** @description Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing */
+                label?: number[];
             };
             header?: never;
             path?: never;
@@ -36033,7 +36039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36078,8 +36084,10 @@ export interface operations {
                 from: string;
                 /** @description Last local day, included; at most 366 days after `from` */
                 to: string;
-                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
-                group_by?: "agent" | "queue" | "channel";
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel" | "label";
+                /** @description Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing */
+                label?: number[];
             };
             header?: never;
             path?: never;
@@ -36114,7 +36122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36159,8 +36167,10 @@ export interface operations {
                 from: string;
                 /** @description Last local day, included; at most 366 days after `from` */
                 to: string;
-                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
-                group_by?: "agent" | "queue" | "channel";
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel" | "label";
+                /** @description Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing */
+                label?: number[];
             };
             header?: never;
             path?: never;
@@ -36181,7 +36191,7 @@ export interface operations {
                         from: string;
                         /** @description As asked */
                         to: string;
-                        group_by: ("agent" | "queue" | "channel") | null;
+                        group_by: ("agent" | "queue" | "channel" | "label") | null;
                         /** @description Days and groups with at least one event, by day then group (null first) */
                         rows: {
                             /** @description The local day (the entity's time zone) */
@@ -36195,6 +36205,8 @@ export interface operations {
                              * @enum {unknown}
                              */
                             channel?: "chatapp_api" | "chatapp_business" | "social_messenger" | "social_dm" | "web";
+                            /** @description group_by=label: one of the labels the conversations carry now (the entity's catalogue, GET /labels) */
+                            label_id?: number;
                             conversations_opened: number;
                             conversations_resolved: number;
                             /** @description Resolved conversations opened again (by an agent or a customer writing) */
@@ -36233,7 +36245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36278,8 +36290,10 @@ export interface operations {
                 from: string;
                 /** @description Last local day, included; at most 366 days after `from` */
                 to: string;
-                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
-                group_by?: "agent" | "queue" | "channel";
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel" | "label";
+                /** @description Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing */
+                label?: number[];
             };
             header?: never;
             path?: never;
@@ -36314,7 +36328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -36359,8 +36373,10 @@ export interface operations {
                 from: string;
                 /** @description Last local day, included; at most 366 days after `from` */
                 to: string;
-                /** @description Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
-                group_by?: "agent" | "queue" | "channel";
+                /** @description Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows */
+                group_by?: "agent" | "queue" | "channel" | "label";
+                /** @description Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing */
+                label?: number[];
             };
             header?: never;
             path?: never;
@@ -36395,7 +36411,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` without it */
+            /** @description `permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,10 @@
  * every report (no grouping, per agent, queue and channel) must equal a brute-force recomputation from what
  * the API shows (each conversation's messages, and the status and assignee after every step). Also: local
  * day boundaries (DST included), tenant isolation, `reports.view` against one's own rows, the SLA column
- * over SLA events, and the CSV and xlsx downloads.
+ * over SLA events, and the CSV and xlsx downloads. By label (issue 49): labels put on conversations, contacts and
+ * leads, then the rows per label and the `label` filter on every grouping equal the brute force over each
+ * conversation's labels now (a conversation with two labels in both rows), past days included; another
+ * entity's label matches nothing.
  */
 import ExcelJS from 'exceljs';
 import { DateTime } from 'luxon';
@@ -26,6 +29,8 @@ interface Expected {
   at: number;
   agent: number | null;
   channel: string;
+  /** The conversation's id, for its labels. */
+  conversation: number;
   seconds?: number;
 }
 interface Conv {
@@ -48,6 +53,9 @@ let e1: number;
 let e2: number;
 let manager: string;
 let otherEntity: string;
+/** Members who put labels on conversations, contacts and leads, in entity 1 and entity 2. */
+let labeller: string;
+let otherLabeller: string;
 const agents: { member: Member; token: string }[] = [];
 let restricted: { member: Member; token: string };
 
@@ -98,15 +106,32 @@ function percentile(values: number[], p: number): number | null {
   return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
 }
 
-/** The report rows `events` make, grouped by `group` (the brute force). */
-function bruteForce(events: Expected[], group: 'none' | 'agent' | 'queue' | 'channel', tz = TZ): Row[] {
+/** Labels for the brute force: each conversation's labels now, and the `label` filter (any of) if any. */
+interface LabelView {
+  labelsOf: Map<number, number[]>;
+  anyOf?: number[];
+}
+
+/**
+ * The report rows `events` make, grouped by `group` (the brute force). With `labels`: only the events of
+ * conversations carrying any of `anyOf`, and with group `label` one row per label of the event's conversation
+ * (of `anyOf`'s when given).
+ */
+function bruteForce(events: Expected[], group: 'none' | 'agent' | 'queue' | 'channel' | 'label', labels?: LabelView, tz = TZ): Row[] {
   const rows = new Map<string, { date: string; key: string | number | null; events: Expected[] }>();
   for (const e of events) {
     const date = DateTime.fromMillis(e.at, { zone: tz }).toISODate()!;
-    const key = group === 'agent' ? e.agent : group === 'channel' ? e.channel : null;
-    const id = `${date}|${String(key)}`;
-    if (!rows.has(id)) rows.set(id, { date, key, events: [] });
-    rows.get(id)!.events.push(e);
+    const carried = labels?.labelsOf.get(e.conversation) ?? [];
+    if (labels?.anyOf !== undefined && !carried.some((l) => labels.anyOf!.includes(l))) continue;
+    const keys =
+      group === 'label'
+        ? carried.filter((l) => labels?.anyOf === undefined || labels.anyOf.includes(l))
+        : [group === 'agent' ? e.agent : group === 'channel' ? e.channel : null];
+    for (const key of keys) {
+      const id = `${date}|${String(key)}`;
+      if (!rows.has(id)) rows.set(id, { date, key, events: [] });
+      rows.get(id)!.events.push(e);
+    }
   }
   const count = (es: Expected[], k: Kind) => es.filter((e) => e.kind === k).length;
   const secs = (es: Expected[], k: Kind) => es.filter((e) => e.kind === k && e.seconds !== undefined).map((e) => e.seconds!);
@@ -118,7 +143,15 @@ function bruteForce(events: Expected[], group: 'none' | 'agent' | 'queue' | 'cha
     )
     .map(({ date, key, events: es }) => ({
       date,
-      ...(group === 'agent' ? { agent_id: key } : group === 'queue' ? { queue_id: null } : group === 'channel' ? { channel: key } : {}),
+      ...(group === 'agent'
+        ? { agent_id: key }
+        : group === 'queue'
+          ? { queue_id: null }
+          : group === 'channel'
+            ? { channel: key }
+            : group === 'label'
+              ? { label_id: key }
+              : {}),
       conversations_opened: count(es, 'opened'),
       conversations_resolved: count(es, 'resolved'),
       conversations_reopened: count(es, 'reopened'),
@@ -164,6 +197,8 @@ beforeAll(async () => {
   const claimer = await makeMember(t.database.db, { entityId: e1, conversations: 'restricted', codes: ['conversations.view_all'] });
   restricted = { member: claimer, token: await tokenFor(t.app, claimer) };
   otherEntity = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2, codes: ['reports.view'] }));
+  labeller = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e1, codes: ['labels.manage', 'contacts.edit', 'leads.edit'] }));
+  otherLabeller = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2, codes: ['labels.manage', 'reports.view'] }));
 });
 afterAll(async () => {
   await t?.close();
@@ -237,7 +272,7 @@ describe('conversation reports over a randomized history', () => {
       c.assignee = assigneeOf(after);
       c.status = after.status as string;
       const kind = c.status === 'resolved' && before !== 'resolved' ? 'resolved' : c.status === 'open' && before === 'resolved' ? 'reopened' : null;
-      if (kind !== null) c.statusEvents.push({ kind, at: ms(after.status_changed_at), agent: c.assignee, channel: c.channel });
+      if (kind !== null) c.statusEvents.push({ kind, at: ms(after.status_changed_at), agent: c.assignee, channel: c.channel, conversation: c.id });
     }
     expect(convs.length).toBeGreaterThanOrEqual(3);
   });
@@ -249,13 +284,14 @@ describe('conversation reports over a randomized history', () => {
       const history = ((await get(`/interactions/conversations/${c.id}/history?limit=200`)).json().data as Row[]).reverse();
       const opening = history.find((m) => m.external_message_id === c.openedBy)!;
       const openedAt = ms(opening.occurred_at);
-      out.push({ kind: 'opened', at: openedAt, agent: assigneeAtMessage.get(opening.id as number)!, channel: c.channel });
+      out.push({ kind: 'opened', at: openedAt, agent: assigneeAtMessage.get(opening.id as number)!, channel: c.channel, conversation: c.id });
       for (const m of history) {
         out.push({
           kind: m.direction === 'inbound' ? 'message_in' : 'message_out',
           at: ms(m.occurred_at),
           agent: assigneeAtMessage.get(m.id as number)!,
           channel: c.channel,
+          conversation: c.id,
         });
       }
       const first = history
@@ -267,6 +303,7 @@ describe('conversation reports over a randomized history', () => {
           at: ms(first.occurred_at),
           agent: assigneeAtMessage.get(first.id as number)!,
           channel: c.channel,
+          conversation: c.id,
           seconds: Math.max(0, (ms(first.occurred_at) - openedAt) / 1000),
         });
       }
@@ -352,6 +389,160 @@ describe('conversation reports over a randomized history', () => {
     }
   });
 
+  /** Labels A, B, C of entity 1 (D is put on and taken off later); X is entity 2's. */
+  const label: Record<'A' | 'B' | 'C' | 'D' | 'X', number> = { A: 0, B: 0, C: 0, D: 0, X: 0 };
+  describe('by label', () => {
+    const labelsOf = new Map<number, number[]>();
+    const newLabel = async (name: string, token = labeller) => {
+      const res = await post('/labels', token, { name, color: '#2f80ed' });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as number;
+    };
+    const put = async (url: string, ids: number[], token = labeller) => {
+      const res = await post(url, token, { label_ids: ids });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const labelQuery = (ids: number[]) => ids.map((id) => `label=${id}`).join('&');
+    const from = () => DateTime.now().setZone(TZ).minus({ days: 1 }).toISODate()!;
+    const report = (query: string, token = manager) => get(`/interactions/reports/daily?from=${from()}&to=${today()}&${query}`, token);
+    /** Every conversation's labels as the API shows them now. */
+    const readLabels = async () => {
+      for (const c of convs)
+        labelsOf.set(
+          c.id,
+          ((await detail(c.id)).labels as { id: number }[]).map((l) => l.id),
+        );
+    };
+
+    it('labels conversations, their contacts and their leads', async () => {
+      for (const name of ['A', 'B', 'C', 'D'] as const) label[name] = await newLabel(`Report ${name}`);
+      label.X = await newLabel('Report X', otherLabeller);
+      // The first conversation carries A itself and B through its contact: it counts in both rows.
+      for (const [i, c] of convs.entries()) {
+        const row = await detail(c.id);
+        if (i % 3 === 0) await put(`/interactions/conversations/${c.id}/labels`, [label.A]);
+        if (i % 4 === 0 || i % 4 === 1) await put(`/contacts/${row.contact_id as number}/labels`, [label.B]);
+        if (i % 5 === 2) await put(`/leads/${row.lead_id as number}/labels`, [label.C, label.A]);
+      }
+      await readLabels();
+      expect(labelsOf.get(convs[0]!.id)).toEqual([label.A, label.B].sort((a, b) => a - b));
+      expect([...labelsOf.values()].some((ids) => ids.length === 0)).toBe(true);
+      // Entity 2's only conversation carries X.
+      const theirs = (await get('/interactions/conversations?q=50277700001', otherLabeller)).json().data as Row[];
+      await put(`/interactions/conversations/${theirs[0]!.id as number}/labels`, [label.X], otherLabeller);
+    });
+
+    it('gives a row per day and label that equals the brute force, a conversation with two labels in both', async () => {
+      const events = await expectedEvents();
+      const res = await report('group_by=label');
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ time_zone: TZ, from: from(), to: today(), group_by: 'label' });
+      const rows = res.json().rows as Row[];
+      expectRows(rows, bruteForce(events, 'label', { labelsOf }), 'label');
+      expect(new Set(rows.map((r) => r.label_id))).toEqual(new Set([label.A, label.B, label.C]));
+      // A and B's rows together count the conversations carrying both twice; filtered by A or B, each once.
+      const opened = (rs: Row[]) => rs.reduce((n, r) => n + (r.conversations_opened as number), 0);
+      const both = convs.filter((c) => [label.A, label.B].every((l) => labelsOf.get(c.id)!.includes(l))).length;
+      expect(both).toBeGreaterThan(0);
+      const either = (await report(labelQuery([label.A, label.B]))).json().rows as Row[];
+      expect(opened(rows.filter((r) => r.label_id !== label.C))).toBe(opened(either) + both);
+    });
+
+    it("filters every grouping by label (any of), and keeps only the asked labels' rows by label", async () => {
+      const events = await expectedEvents();
+      for (const anyOf of [[label.A], [label.B, label.C], [label.D]])
+        for (const group of ['none', 'agent', 'queue', 'channel', 'label'] as const) {
+          const res = await report(`${labelQuery(anyOf)}${group === 'none' ? '' : `&group_by=${group}`}`);
+          expect(res.statusCode, res.body).toBe(200);
+          expect(res.json().group_by).toBe(group === 'none' ? null : group);
+          expectRows(res.json().rows, bruteForce(events, group, { labelsOf, anyOf }), `${group} ${anyOf.join(',')}`);
+        }
+      // Every labelled conversation, each once: the ungrouped report less the unlabelled conversations' events.
+      const all = (await report(labelQuery([label.A, label.B, label.C]))).json().rows as Row[];
+      const labelled = events.filter((e) => labelsOf.get(e.conversation)!.length > 0);
+      expectRows(all, bruteForce(labelled, 'none'), 'every label');
+    });
+
+    it('counts a conversation under the labels it carries now, on past days too (label reports are not kept)', async () => {
+      // A conversation of two days ago, whose day the plain report keeps before it is labelled.
+      const d2 = DateTime.now().setZone(TZ).minus({ days: 2 }).startOf('day');
+      const chat = '50293000001';
+      await webhook(inboundPayload('chatapp_api', chat, `wamid.lbl${randomBytes(6).toString('hex')}`, Math.floor(d2.plus({ hours: 10 }).toSeconds())));
+      const id = (await conversationOf(chat)).id as number;
+      const since = `/interactions/reports/daily?from=${d2.toISODate()}&to=${today()}`;
+      const plain = (await get(since)).json().rows as Row[];
+      expect(plain[0]).toMatchObject({ date: d2.toISODate(), conversations_opened: 1, messages_in: 1 });
+      expect((await get(`${since}&group_by=label&${labelQuery([label.D])}`)).json().rows).toEqual([]);
+      await put(`/interactions/conversations/${id}/labels`, [label.D]);
+      for (const query of [`group_by=label&${labelQuery([label.D])}`, labelQuery([label.D])])
+        expect(((await get(`${since}&${query}`)).json().rows as Row[]).map((r) => [r.date, r.label_id ?? null, r.conversations_opened, r.messages_in])).toEqual(
+          [[d2.toISODate(), query.startsWith('group_by') ? label.D : null, 1, 1]],
+        );
+      // The plain report's kept day is as it was; taking the label off empties the label's rows at once.
+      expect((await get(since)).json().rows).toEqual(plain);
+      const off = await t.app.inject({ method: 'DELETE', url: `/interactions/conversations/${id}/labels/${label.D}`, headers: bearer(labeller) });
+      expect(off.statusCode, off.body).toBe(200);
+      expect((await get(`${since}&group_by=label&${labelQuery([label.D])}`)).json().rows).toEqual([]);
+    });
+
+    it('shows an agent without reports.view their own rows of the labelled conversations, and refuses the label grouping', async () => {
+      const events = await expectedEvents();
+      for (const a of [...agents, restricted]) {
+        const res = await report(labelQuery([label.A, label.B]), a.token);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().group_by).toBe('agent');
+        const own = events.filter((e) => e.agent === a.member.employeeId);
+        expectRows(res.json().rows, bruteForce(own, 'agent', { labelsOf, anyOf: [label.A, label.B] }), `agent ${a.member.employeeId}`);
+        for (const path of ['daily', 'daily.csv']) {
+          const denied = await get(`/interactions/reports/${path}?from=${from()}&to=${today()}&group_by=label`, a.token);
+          expect(denied.statusCode).toBe(403);
+          expect(denied.json()).toMatchObject({ code: 'permission_denied', permission: 'reports.view' });
+        }
+      }
+    });
+
+    it("matches nothing with another entity's label, and shows each entity only its own labels", async () => {
+      for (const query of [labelQuery([label.X]), `group_by=label&${labelQuery([label.X])}`, `group_by=agent&${labelQuery([label.X])}`]) {
+        const res = await report(query);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json().rows).toEqual([]);
+      }
+      const theirs = (await report('group_by=label', otherEntity)).json().rows as Row[];
+      expect(theirs.map((r) => [r.label_id, r.conversations_opened, r.messages_in])).toEqual([[label.X, 1, 1]]);
+      expect((await report(`group_by=label&${labelQuery([label.A, label.B, label.C])}`, otherEntity)).json().rows).toEqual([]);
+    });
+
+    it('refuses a label that is not an id, repeated or more than 20', async () => {
+      for (const query of ['label=0', 'label=abc', `label=${label.A}&label=${label.A}`, labelQuery(Array.from({ length: 21 }, (_, i) => i + 1))]) {
+        const res = await report(query);
+        expect(res.statusCode, query).toBe(400);
+        expect(res.json().code, query).toBe('validation_failed');
+      }
+    });
+
+    it('downloads the label rows as CSV and xlsx, with a label_id column', async () => {
+      const query = `from=${from()}&to=${today()}&group_by=label&${labelQuery([label.A, label.C])}`;
+      const rows = (await get(`/interactions/reports/daily?${query}`)).json().rows as Row[];
+      expect(rows.length).toBeGreaterThan(0);
+      const columns = ['date', 'label_id', 'conversations_opened', 'conversations_resolved', 'conversations_reopened'];
+      columns.push('first_response_median_seconds', 'first_response_p90_seconds', 'resolution_median_seconds', 'resolution_p90_seconds');
+      columns.push('sla_achievement_pct', 'messages_in', 'messages_out');
+      const csv = await get(`/interactions/reports/daily.csv?${query}`);
+      expect(csv.statusCode).toBe(200);
+      const lines = csv.body.split('\r\n');
+      expect(lines.pop()).toBe('');
+      expect(lines[0]).toBe(columns.join(','));
+      expect(lines.slice(1)).toEqual(rows.map((r) => columns.map((c) => (r[c] === null ? '' : String(r[c] as string | number))).join(',')));
+      const xlsx = await get(`/interactions/reports/daily.xlsx?${query}`);
+      expect(xlsx.statusCode).toBe(200);
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+      const sheet = workbook.getWorksheet('Report')!;
+      expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(columns);
+      rows.forEach((r, i) => columns.forEach((c, j) => expect((sheet.getRow(i + 2).values as unknown[])[j + 1] ?? null, `${i} ${c}`).toEqual(r[c])));
+    });
+  });
+
   it("keeps each entity's report to its own events", async () => {
     const res = await get(`/interactions/reports/daily?from=${DateTime.now().setZone(TZ).minus({ days: 1 }).toISODate()}&to=${today()}`, otherEntity);
     const rows = res.json().rows as Row[];
@@ -401,6 +592,10 @@ describe('conversation reports over a randomized history', () => {
     const wa = rows.find((r) => r.channel === 'chatapp_api')!;
     expect(wa.sla_achievement_pct).toBeCloseTo(66.67, 2);
     expect(rows.find((r) => r.channel === 'social_messenger')?.sla_achievement_pct ?? null).toBeNull();
+    // By label, from the labelled conversations' events: two of them carry A, the breached one among them.
+    for (const id of ids.slice(0, 2)) expect((await post(`/interactions/conversations/${id}/labels`, labeller, { label_ids: [label.A] })).statusCode).toBe(200);
+    const byLabel = (await get(`/interactions/reports/daily?from=${today()}&to=${today()}&group_by=label&label=${label.A}`)).json().rows as Row[];
+    expect(byLabel.map((r) => [r.label_id, r.sla_achievement_pct])).toEqual([[label.A, 50]]);
   });
 
   it('downloads the same rows as CSV and xlsx', async () => {

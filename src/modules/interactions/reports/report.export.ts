@@ -10,19 +10,24 @@ import type { DailyReport, DailyReportRow } from './report.schemas.js';
 
 const BATCH = 500;
 
+interface Column {
+  header: string;
+  value: (r: DailyReportRow) => string | number | null;
+}
+
+/** The group's column of each grouping. */
+const GROUP_COLUMNS: Record<NonNullable<DailyReport['group_by']>, Column> = {
+  agent: { header: 'agent_id', value: (r) => r.agent_id ?? null },
+  queue: { header: 'queue_id', value: (r) => r.queue_id ?? null },
+  channel: { header: 'channel', value: (r) => r.channel ?? null },
+  label: { header: 'label_id', value: (r) => r.label_id ?? null },
+};
+
 /** The columns of a download, in order: the group's column (when grouped), then the measures. */
-function columnsOf(report: DailyReport): { header: string; value: (r: DailyReportRow) => string | number | null }[] {
-  const group =
-    report.group_by === 'agent'
-      ? [{ header: 'agent_id', value: (r: DailyReportRow) => r.agent_id ?? null }]
-      : report.group_by === 'queue'
-        ? [{ header: 'queue_id', value: (r: DailyReportRow) => r.queue_id ?? null }]
-        : report.group_by === 'channel'
-          ? [{ header: 'channel', value: (r: DailyReportRow) => r.channel ?? null }]
-          : [];
+function columnsOf(report: DailyReport): Column[] {
   return [
     { header: 'date', value: (r) => r.date },
-    ...group,
+    ...(report.group_by === null ? [] : [GROUP_COLUMNS[report.group_by]]),
     { header: 'conversations_opened', value: (r) => r.conversations_opened },
     { header: 'conversations_resolved', value: (r) => r.conversations_resolved },
     { header: 'conversations_reopened', value: (r) => r.conversations_reopened },

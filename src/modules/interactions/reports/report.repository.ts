@@ -1,7 +1,16 @@
 /** Reads of the conversation reports and the kept days (the statements are in report.sql.ts). */
 import type { Db } from '../../../db/client.js';
 import { runShapedIn, runStatementIn } from '../../../db/statement.js';
-import { DAILY_REPORT, KEEP_REPORT_DAYS, KEPT_REPORT_DAYS, LOCK_REPORT_DAYS, type ReportGroup } from './report.sql.js';
+import {
+  DAILY_REPORT,
+  KEEP_REPORT_DAYS,
+  KEPT_REPORT_DAYS,
+  LABELLED_DAILY_REPORT,
+  LOCK_REPORT_DAYS,
+  PLAN_LABELLED_REPORT,
+  type LabelReportGroup,
+  type ReportGroup,
+} from './report.sql.js';
 
 /** One aggregated row of the daily report, as the statement returns it (durations in calendar seconds). */
 export interface DailyReportRow {
@@ -37,6 +46,31 @@ export function dailyReport(db: Db, q: ReportScope & { from: string; to: string 
     to: q.to,
     agentId: q.agentId,
   });
+}
+
+/**
+ * The rows from local day `from` to `to` of the conversations carrying labels as they are now: those carrying any
+ * of `labels` (null: every labelled conversation; required unless `group` is `label`), per label with `label`
+ * (key: the label id; only `labels`' when given). Never kept: labels change after the fact. Run it after
+ * `planLabelledReport`, in the same transaction.
+ */
+export function labelledDailyReport(
+  db: Db,
+  q: { entityId: number; timeZone: string; group: LabelReportGroup; agentId: number | null; from: string; to: string; labels: readonly number[] | null },
+): Promise<DailyReportRow[]> {
+  return runShapedIn<DailyReportRow, LabelReportGroup>(db, LABELLED_DAILY_REPORT, q.group, {
+    entityId: q.entityId,
+    timeZone: q.timeZone,
+    from: q.from,
+    to: q.to,
+    agentId: q.agentId,
+    labels: q.labels === null ? null : [...q.labels],
+  });
+}
+
+/** Sets how `labelledDailyReport` is planned until `tx` ends (PLAN_LABELLED_REPORT); `tx` must be a transaction. */
+export async function planLabelledReport(tx: Db): Promise<void> {
+  await runStatementIn(tx, PLAN_LABELLED_REPORT, []);
 }
 
 /** The kept days of the report from `from` to `to`: day (YYYY-MM-DD) to its rows. */

@@ -18,12 +18,12 @@ const Download = (description: string) => Type.Unsafe<Readable>({ type: 'string'
 export const reportRoutes: FastifyPluginAsyncTypebox<{ service: ReportService }> = async (app, { service }) => {
   const tags = ['interactions'];
   const problems = {
-    403: problemResponse('`permission_denied` (`reports.view`): a grouping other than `agent` without it'),
+    403: problemResponse('`permission_denied` (`reports.view`): a grouping other than `agent` (`label` too) without it'),
     422: problemResponse('`report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days'),
   };
   const jwt = { auth: 'jwt' as const };
   const description =
-    "Per local day (the entity's time zone) and per agent, routing queue or channel: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log. Without `reports.view` only the caller's own rows (group_by=agent).";
+    "Per local day (the entity's time zone) and per agent, routing queue, channel or label: conversations opened, resolved and reopened, first response and resolution times (median and p90, seconds), SLA achievement and messages in and out, from the conversation event log; `label` keeps the conversations carrying any of the labels (the labels they carry now). Without `reports.view` only the caller's own rows (group_by=agent).";
   app.get(
     '/interactions/reports/daily',
     {

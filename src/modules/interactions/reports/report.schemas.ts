@@ -1,12 +1,13 @@
 /** TypeBox schemas of the conversation reports (`/interactions/reports/*`). */
 import { Type, type Static, type TUnsafe } from 'typebox';
+import { LabelIds } from '../../labels/index.js';
 import { CHANNEL_TYPE_CODES } from '../model/index.js';
 
 const Day = (description: string) => Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
 const NullableNumber = (description: string): TUnsafe<number | null> => Type.Unsafe<number | null>({ type: ['number', 'null'], description });
 const NullableInteger = (description: string): TUnsafe<number | null> => Type.Unsafe<number | null>({ type: ['integer', 'null'], description });
 
-const REPORT_GROUPS = ['agent', 'queue', 'channel'] as const;
+const REPORT_GROUPS = ['agent', 'queue', 'channel', 'label'] as const;
 
 export const DailyReportQuery = Type.Object({
   from: Day("First local day of the report (YYYY-MM-DD, in the entity's time zone), included"),
@@ -14,9 +15,14 @@ export const DailyReportQuery = Type.Object({
   group_by: Type.Optional(
     Type.Enum(REPORT_GROUPS, {
       description:
-        "Rows per day and agent (the assignee when each event happened), routing queue or channel; without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows",
+        "Rows per day and agent (the assignee when each event happened), routing queue, channel or label (the conversation's labels now: its own, its contact's and its lead's; a conversation with two labels counts in both rows, one without labels in none); without it one row per day. Without `reports.view` only `agent`, and only the caller's own rows",
     }),
   ),
+  label: Type.Optional({
+    ...LabelIds,
+    description:
+      "Only conversations carrying any of these labels now (repeat the parameter: `label=3&label=8`); with group_by=label, only these labels' rows. Another entity's label matches nothing",
+  }),
 });
 export type DailyReportQuery = Static<typeof DailyReportQuery>;
 
@@ -25,6 +31,7 @@ export const DailyReportRow = Type.Object({
   agent_id: Type.Optional(NullableInteger('group_by=agent: the employee the events were attributed to; null for unassigned conversations')),
   queue_id: Type.Optional(NullableInteger('group_by=queue: the routing queue; null for none')),
   channel: Type.Optional(Type.Enum(CHANNEL_TYPE_CODES, { description: 'group_by=channel: the channel type code' })),
+  label_id: Type.Optional(Type.Integer({ description: "group_by=label: one of the labels the conversations carry now (the entity's catalogue, GET /labels)" })),
   conversations_opened: Type.Integer(),
   conversations_resolved: Type.Integer(),
   conversations_reopened: Type.Integer({ description: 'Resolved conversations opened again (by an agent or a customer writing)' }),

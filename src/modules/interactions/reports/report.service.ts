@@ -2,7 +2,8 @@
  * The conversation reports (issue 31; docs/api/interactions.md "Reports"): per local day of the entity's
  * time zone, and per agent, routing queue or channel, computed from the conversation event log only, so a
  * past range always reads the same. Holders of `reports.view` see every row; any other member sees only
- * the rows attributed to them (`group_by=agent`, filtered to themselves).
+ * the rows attributed to them (`group_by=agent`, filtered to themselves). By label (issue 49): the labels the
+ * conversations carry now, so those reports are computed whole each time rather than kept.
  */
 import { DateTime } from 'luxon';
 import type { Db } from '../../../db/client.js';
@@ -10,7 +11,16 @@ import type { Principal } from '../../../platform/auth/authenticator.js';
 import { permissionDenied, unprocessable } from '../../../platform/errors.js';
 import type { ChannelTypeCode } from '../model/index.js';
 import { transaction } from '../../../platform/transactions/transaction.js';
-import { dailyReport, keepReportDays, keptReportDays, lockReportDays, type DailyReportRow as Row, type ReportScope } from './report.repository.js';
+import {
+  dailyReport,
+  keepReportDays,
+  keptReportDays,
+  labelledDailyReport,
+  lockReportDays,
+  planLabelledReport,
+  type DailyReportRow as Row,
+  type ReportScope,
+} from './report.repository.js';
 import type { DailyReport, DailyReportQuery, DailyReportRow } from './report.schemas.js';
 
 const REPORTS_VIEW = 'reports.view';
@@ -24,8 +34,9 @@ const KEEP_AFTER_MINUTES = 10;
 export interface ReportService {
   /**
    * The daily report of the caller's entity. Errors: 403 `permission_denied` (`reports.view`) for a
-   * `group_by` other than `agent` without it; 422 `report_range_invalid` for a day that does not exist,
-   * `to` before `from`, or more than 366 days.
+   * `group_by` other than `agent` (`label` too) without it; 422 `report_range_invalid` for a day that does not exist,
+   * `to` before `from`, or more than 366 days. `group_by=label` and `label` read the labels the conversations
+   * carry now (LABELLED_DAILY_REPORT).
    */
   daily(p: Principal, q: DailyReportQuery): Promise<DailyReport>;
 }
@@ -44,8 +55,17 @@ export function createReportService(deps: { db: Db; timeZoneOf: (entityId: numbe
       if (!all && q.group_by !== undefined && q.group_by !== 'agent') throw permissionDenied(REPORTS_VIEW);
       const groupBy = all ? (q.group_by ?? null) : 'agent';
       const timeZone = await deps.timeZoneOf(p.entityId);
-      const scope: ReportScope = { entityId: p.entityId, timeZone, group: groupBy ?? 'none', agentId: all ? null : p.employeeId };
-      const rows = await reportRows(deps.db, scope, q.from, days);
+      const agentId = all ? null : p.employeeId;
+      const labels = q.label ?? null;
+      const entity = { entityId: p.entityId, timeZone, agentId };
+      // By label, or filtered by one: the labels are today's, so a past day's rows can change and none is kept.
+      const rows =
+        groupBy === 'label' || labels !== null
+          ? await transaction(deps.db, async ({ tx }) => {
+              await planLabelledReport(tx);
+              return labelledDailyReport(tx, { ...entity, group: groupBy ?? 'none', from: q.from, to: q.to, labels });
+            })
+          : await reportRows(deps.db, { ...entity, group: groupBy ?? 'none' }, q.from, days);
       return { time_zone: timeZone, from: q.from, to: q.to, group_by: groupBy, rows: rows.map((r) => toRow(r, groupBy)) };
     },
   };
@@ -98,6 +118,7 @@ function toRow(r: Row, groupBy: DailyReport['group_by']): DailyReportRow {
     ...(groupBy === 'agent' ? { agent_id: key === null ? null : Number(key) } : {}),
     ...(groupBy === 'queue' ? { queue_id: key === null ? null : Number(key) } : {}),
     ...(groupBy === 'channel' ? { channel: key as ChannelTypeCode } : {}),
+    ...(groupBy === 'label' ? { label_id: Number(key) } : {}),
     conversations_opened: r.opened,
     conversations_resolved: r.resolved,
     conversations_reopened: r.reopened,
