@@ -7,7 +7,7 @@
  */
 import type { Db } from '../../db/client.js';
 import type { Principal } from '../../platform/auth/authenticator.js';
-import { runBulk, type BulkItemResult } from '../../platform/http/bulk.js';
+import { refusedItem, tallyBulk, type BulkItemResult } from '../../platform/http/bulk.js';
 import { notFound } from '../../platform/errors.js';
 import type { Labels } from '../labels/index.js';
 import * as repo from './label-link.repository.js';
@@ -56,13 +56,9 @@ export function createRecordLabels(deps: { db: Db; labels: Pick<Labels, 'assertL
       // One statement for every record found: each item's check (is it a record of the entity?) is the lookup above.
       if (body.action === 'label') await repo.addRecordLabels(db, kind, p.entityId, present, body.label_ids, p.employeeId);
       else await repo.removeRecordLabels(db, kind, p.entityId, present, body.label_ids);
-      return runBulk(
+      return tallyBulk(
         body.action,
-        body.ids,
-        async (id) => {
-          if (!existing.has(id)) throw notFound(kind, id);
-        },
-        { error: () => undefined },
+        body.ids.map((id) => (existing.has(id) ? { id, ok: true as const } : refusedItem(id, notFound(kind, id)))),
       );
     },
     async labelIdsOf(kind, ids) {

@@ -52,7 +52,7 @@ export async function runBulk(
         await one(id);
         results[i] = { id, ok: true };
       } catch (err) {
-        if (err instanceof AppError) results[i] = { id, ok: false, status: err.status, code: err.code, detail: err.message };
+        if (err instanceof AppError) results[i] = refusedItem(id, err);
         else {
           log.error({ err, id, action }, 'bulk action item failed');
           results[i] = { id, ok: false, status: 500, code: 'internal_error', detail: 'This item could not be changed; try it again' };
@@ -61,6 +61,16 @@ export async function runBulk(
     }
   };
   await Promise.all(Array.from({ length: Math.min(ITEMS_AT_ONCE, ids.length) }, worker));
+  return tallyBulk(action, results);
+}
+
+/** Item `id` refused with `problem`, as the single action would have answered it. */
+export function refusedItem(id: number, problem: AppError): BulkItemResult {
+  return { id, ok: false, status: problem.status, code: problem.code, detail: problem.message };
+}
+
+/** The answer of a bulk call whose items' `results` are known: how many succeeded and failed, and each result. */
+export function tallyBulk(action: string, results: BulkItemResult[]): { action: string; succeeded: number; failed: number; results: BulkItemResult[] } {
   const succeeded = results.filter((r) => r.ok).length;
   return { action, succeeded, failed: results.length - succeeded, results };
 }
