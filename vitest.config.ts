@@ -51,6 +51,8 @@ const processFiles = [
   'test/platform/terminal-logs.test.ts',
 ];
 
+const testForks = Math.max(1, Number(process.env.TEST_FORKS ?? 2));
+
 export default defineConfig({
   test: {
     // Each file has its own database (see test/helpers/global-setup.ts). Files share their worker process and its
@@ -62,7 +64,9 @@ export default defineConfig({
     // pool options); each project's own `isolate` then says whether a file starts from fresh modules. As many
     // workers at least as at most: the pool stops a worker it finds idle beyond the minimum, and a file handed
     // to it meanwhile dies with it ("Terminating worker thread").
-    poolOptions: { forks: { maxForks: 2, minForks: 2, isolate: false } },
+    // TEST_FORKS (default 2, one per core): the PostgreSQL pass of `.ci/run` uses 3, since its process tests spend
+    // much of their time waiting on the services they spawn and on the database server.
+    poolOptions: { forks: { maxForks: testForks, minForks: testForks, isolate: false } },
     sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,

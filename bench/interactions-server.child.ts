@@ -17,6 +17,8 @@ const server = await startServer(
     LOG_LEVEL: 'warn',
     ...(process.env.BENCH_SHARED_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_SHARED_DATABASE_URL } : {}),
     REDIS_URL: process.env.BENCH_REDIS_URL,
+    // Smoke lanes (run.ts --lanes) run side by side on one Redis.
+    REDIS_KEY_PREFIX: process.env.REDIS_KEY_PREFIX,
     REALTIME_RECOVERY_SECONDS: process.env.REALTIME_RECOVERY_SECONDS,
   },
   // The floor the webhook is measured against (issue 55), as in foundation-server.child.ts: one raw

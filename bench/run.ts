@@ -4,11 +4,16 @@
  * on PostgreSQL (the targets are stated for PostgreSQL); BENCH_SECONDS sets each measurement's duration;
  * `npm run bench -- foundation records` runs only the named sections (and leaves RESULTS.md alone).
  *
- * `npm run bench -- --smoke [sections]` runs them at a tiny scale (a second or two of load each, a few
+ * `npm run bench -- --smoke [sections]` runs them at a tiny scale (a few dozen requests per route, a few
  * hundred rows) and fails when a section throws, measures nothing, meets a non-2xx it did not expect or
  * fails an integrity check (every event arrived, ...); its targets are printed, not judged, and RESULTS.md
  * is left alone. `.ci/run` runs it, so a benchmark cannot rot unnoticed.
+ *
+ * `--lanes=N` (smoke only) runs the sections in N child runs side by side, each with its own Redis key prefix:
+ * a smoke section mostly waits (services starting, loads at a fixed low rate), so two lanes on two cores take
+ * about half the time. Each lane's output is printed whole when it ends; any lane failing fails the run.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +21,8 @@ import type { BenchSection } from './lib.js';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const smoke = process.argv.includes('--smoke');
-const only = process.argv.slice(2).filter((a) => a !== '--smoke');
+const lanesArg = process.argv.find((a) => a.startsWith('--lanes='));
+const only = process.argv.slice(2).filter((a) => a !== '--smoke' && a !== lanesArg);
 /** The smoke run's scale: each section's own knobs, unless set by the caller. */
 const SMOKE_SCALE: Record<string, string> = {
   BENCH_SMOKE: '1',
@@ -46,6 +52,8 @@ const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
   .sort((a, b) => (a === 'foundation.bench.ts' ? -1 : b === 'foundation.bench.ts' ? 1 : a.localeCompare(b)))
   .filter((f) => only.length === 0 || only.includes(f.replace('.bench.ts', '')));
+
+if (smoke && lanesArg) process.exit(await runInLanes(Number(lanesArg.slice('--lanes='.length)), files));
 
 // Imported after the smoke scale is set: lib.ts (and every section) reads BENCH_SMOKE when it loads.
 const { takeMeasurementProblems } = await import('./lib.js');
@@ -107,3 +115,63 @@ if (only.length === 0) {
 }
 for (const b of broken) console.log(`FAILED ${b}`);
 process.exit(broken.length === 0 && sections.every((s) => s.checks.every((c) => c.ok)) ? 0 : 1);
+
+/**
+ * A smoke section's seconds on CI (quiet machine, PostgreSQL), to balance the lanes: longest first, each to the lane
+ * with the least so far. A section missing here counts as 20 s.
+ */
+function smokeWeight(file: string): number {
+  const seconds: Record<string, number> = {
+    'scale-out.bench.ts': 37,
+    'outbound.bench.ts': 30,
+    'records.bench.ts': 24,
+    'conversations.bench.ts': 23,
+    'interactions.bench.ts': 15,
+    'sla.bench.ts': 14,
+    'foundation.bench.ts': 12,
+    'media.bench.ts': 11,
+    'sockets.bench.ts': 9,
+    'web-channel.bench.ts': 9,
+    'reports.bench.ts': 8,
+    'visibility.bench.ts': 6,
+    'erp.bench.ts': 5,
+    'queue.bench.ts': 3,
+    'workflows.bench.ts': 2,
+  };
+  return seconds[file] ?? 20;
+}
+
+/** Runs `sectionFiles` in `lanes` child smoke runs at once; resolves to the exit code (0 when every lane passed). */
+async function runInLanes(lanes: number, sectionFiles: string[]): Promise<number> {
+  const { productionBuild } = await import('./lib.js');
+  // Built once here: lanes building dist/ at the same time would overwrite each other's files.
+  await productionBuild();
+  const assigned: { files: string[]; seconds: number }[] = Array.from({ length: Math.max(1, lanes) }, () => ({ files: [], seconds: 0 }));
+  for (const file of [...sectionFiles].sort((a, b) => smokeWeight(b) - smokeWeight(a))) {
+    const lane = assigned.reduce((least, l) => (l.seconds < least.seconds ? l : least));
+    lane.files.push(file.replace('.bench.ts', ''));
+    lane.seconds += smokeWeight(file);
+  }
+  const codes = await Promise.all(
+    assigned.map(
+      (lane, i) =>
+        new Promise<number>((resolve) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--smoke', ...lane.files], {
+            env: { ...process.env, BENCH_BUILT: '1', REDIS_KEY_PREFIX: `bench-lane-${i}` },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          const output: Buffer[] = [];
+          child.stdout.on('data', (d: Buffer) => output.push(d));
+          child.stderr.on('data', (d: Buffer) => output.push(d));
+          child.once('exit', (code) => {
+            console.log(`\n==== lane ${i + 1} of ${assigned.length}: ${lane.files.join(', ')} (exit ${code})`);
+            process.stdout.write(Buffer.concat(output));
+            resolve(code ?? 1);
+          });
+        }),
+    ),
+  );
+  const failed = codes.filter((c) => c !== 0).length;
+  console.log(failed === 0 ? `\nsmoke run: ${assigned.length} lanes passed` : `\nsmoke run FAILED: ${failed} of ${assigned.length} lanes`);
+  return failed === 0 ? 0 : 1;
+}
