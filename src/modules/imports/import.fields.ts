@@ -5,8 +5,8 @@
  */
 import type { ImportKind } from './import.schemas.js';
 
-export const LEAD_FIELDS = ['name', 'group_id', 'erp_id', 'email', 'phone', 'tax_id', 'contact_name', 'contact_phone', 'contact_email'] as const;
-export const CONTACT_FIELDS = ['name', 'lead_erp_id', 'lead_id', 'phone', 'whatsapp', 'email'] as const;
+const LEAD_FIELDS = ['name', 'group_id', 'erp_id', 'email', 'phone', 'tax_id', 'contact_name', 'contact_phone', 'contact_email'] as const;
+const CONTACT_FIELDS = ['name', 'lead_erp_id', 'lead_id', 'phone', 'whatsapp', 'email'] as const;
 export type ImportField = (typeof LEAD_FIELDS)[number] | (typeof CONTACT_FIELDS)[number];
 
 /** Fields a mapping must cover; for contacts one of `lead_erp_id` and `lead_id` is required too (checked apart). */
@@ -44,7 +44,7 @@ const SYNONYMS: Record<ImportKind, Partial<Record<ImportField, string[]>>> = {
 };
 
 /** Lower case, accents removed, anything but letters and digits as one space: `Teléfono_Móvil` → `telefono movil`. */
-export function normalizeHeader(header: string): string {
+function normalizeHeader(header: string): string {
   return header
     .normalize('NFD')
     .replace(/\p{Diacritic}/gu, '')

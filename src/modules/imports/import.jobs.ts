@@ -12,7 +12,7 @@ import type { ImportRunner } from './import.runner.js';
 export const IMPORT_QUEUE = 'imports.run';
 const RESUME_QUEUE = 'imports.resume';
 /** A running import that committed nothing for this long lost its worker (a batch takes well under a second). */
-export const STALE_AFTER_MS = 2 * 60_000;
+const STALE_AFTER_MS = 2 * 60_000;
 
 declare module '../../platform/queue/queue.js' {
   interface JobMap {
@@ -34,7 +34,7 @@ export async function startImportJobs(deps: { queue: Queue; db: Db; runner: Impo
 }
 
 /** Queues every stale running import again; returns how many. */
-export async function resumeStale(queue: Queue, db: Db): Promise<number> {
+async function resumeStale(queue: Queue, db: Db): Promise<number> {
   const ids = await staleRunningJobs(db, new Date(Date.now() - STALE_AFTER_MS));
   for (const importId of ids) await queue.enqueue(db, IMPORT_QUEUE, { importId });
   return ids.length;

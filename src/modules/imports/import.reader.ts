@@ -177,9 +177,14 @@ function cellText(v: unknown): string {
   if (typeof v === 'object') {
     const o = v as { result?: unknown; richText?: { text: string }[]; text?: unknown; error?: unknown };
     if ('result' in o) return cellText(o.result);
-    if (o.richText) return o.richText.map((r) => r.text).join('').trim();
+    if (o.richText)
+      return o.richText
+        .map((r) => r.text)
+        .join('')
+        .trim();
     if (o.text !== undefined) return cellText(o.text);
     return '';
   }
-  return String(v as string | number | boolean).trim();
+  if (typeof v === 'string') return v.trim();
+  return typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 }

@@ -31,7 +31,12 @@ export async function listJobs(db: Db, entityId: number, limit: number): Promise
 }
 
 /** Moves a job to `values.status` (or only touches it) when its status is among `from`; the row, or undefined. */
-export async function transitionJob(db: Db, id: number, from: ImportStatus[], values: Partial<typeof importJob.$inferInsert>): Promise<ImportJobRow | undefined> {
+export async function transitionJob(
+  db: Db,
+  id: number,
+  from: ImportStatus[],
+  values: Partial<typeof importJob.$inferInsert>,
+): Promise<ImportJobRow | undefined> {
   const rows = await db
     .update(importJob)
     .set({ ...values, updatedAt: sql`now()` })

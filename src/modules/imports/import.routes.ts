@@ -28,7 +28,15 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ service: ImportService }>
   const noFile = problemResponse('`not_found`: the media object (or template) is not of the entity');
   app.post(
     '/imports/preview',
-    { config, schema: { tags, summary: 'How a file reads: format, encoding, delimiter, headers, five rows, a suggested mapping', body: PreviewImportBody, response: { 200: PreviewImportResponse, 400: refused, 404: noFile, 409: notReady } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'How a file reads: format, encoding, delimiter, headers, five rows, a suggested mapping',
+        body: PreviewImportBody,
+        response: { 200: PreviewImportResponse, 400: refused, 404: noFile, 409: notReady },
+      },
+    },
     async (request) => service.preview(principalOf(request), request.body),
   );
   app.post(
@@ -44,11 +52,15 @@ export const importRoutes: FastifyPluginAsyncTypebox<{ service: ImportService }>
     },
     async (request, reply) => reply.code(202).send(await service.create(principalOf(request), request.body)),
   );
-  app.get('/imports', { config, schema: { tags, summary: "The entity's last 50 imports, newest first", response: { 200: ImportListResponse } } }, async (request) =>
-    service.list(principalOf(request)),
+  app.get(
+    '/imports',
+    { config, schema: { tags, summary: "The entity's last 50 imports, newest first", response: { 200: ImportListResponse } } },
+    async (request) => service.list(principalOf(request)),
   );
-  app.get('/imports/:id', { config, schema: { tags, summary: 'An import: status, counts, first failed rows', params: IdParams, response: { 200: ImportResponse } } }, async (request) =>
-    service.get(principalOf(request), request.params.id),
+  app.get(
+    '/imports/:id',
+    { config, schema: { tags, summary: 'An import: status, counts, first failed rows', params: IdParams, response: { 200: ImportResponse } } },
+    async (request) => service.get(principalOf(request), request.params.id),
   );
   app.post(
     '/imports/:id/cancel',

@@ -17,12 +17,6 @@ export interface SourceRow {
   cells: string[];
 }
 
-export interface RowError {
-  row: number;
-  column: string | null;
-  reason: string;
-}
-
 /** Where each mapped field is: its column index and header text. */
 export type Columns = Partial<Record<ImportField, { index: number; header: string }>>;
 
@@ -205,14 +199,27 @@ export function decideBatch(
       if (decision.outcome !== 'error' && !facts.groups.has(v.groupId)) {
         decision = { rowNo, outcome: 'error', column: header('group_id'), reason: `group ${v.groupId} not found` };
       }
-      const target = decision.outcome === 'create' ? `N${rowNo}` : decision.outcome === 'update' ? (decision.targetId !== null ? `L${decision.targetId}` : matchedRef(claims, matchValue)) : undefined;
+      const target =
+        decision.outcome === 'create'
+          ? `N${rowNo}`
+          : decision.outcome === 'update'
+            ? decision.targetId !== null
+              ? `L${decision.targetId}`
+              : matchedRef(claims, matchValue)
+            : undefined;
       if (decision.outcome === 'create' || decision.outcome === 'update') {
         const erpHolder = v.erpId !== undefined ? look(`e:${v.erpId}`, facts.erpHolders, v.erpId) : undefined;
         if (erpHolder !== undefined && erpHolder !== target) {
           decision = { rowNo, outcome: 'error', column: header('erp_id'), reason: `erp_id ${v.erpId} already belongs to another lead` };
         } else if (decision.outcome === 'create') {
           const taken = v.contact?.channels.find((c) => look(`c:${c.type}:${c.identifier}`, facts.channelHolders, `${c.type}:${c.identifier}`) !== undefined);
-          if (taken) decision = { rowNo, outcome: 'error', column: header(taken.type === 'phone' ? 'contact_phone' : 'contact_email'), reason: `the ${taken.type} ${taken.identifier} already belongs to another contact` };
+          if (taken)
+            decision = {
+              rowNo,
+              outcome: 'error',
+              column: header(taken.type === 'phone' ? 'contact_phone' : 'contact_email'),
+              reason: `the ${taken.type} ${taken.identifier} already belongs to another contact`,
+            };
         }
       }
       if (decision.outcome === 'create' || decision.outcome === 'update') {

@@ -23,14 +23,33 @@ import { transaction } from '../../platform/transactions/transaction.js';
 import type { MediaService } from '../media/index.js';
 import type { ImportedChannel, LeadMatchColumn, RecordImport } from '../records/index.js';
 import type { MatchKey } from './import.fields.js';
-import { readRows, type FileReading } from './import.reader.js';
-import { advanceCheckpoint, deleteErrorsOf, errorsAfter, findJobForWorker, insertErrors, transitionJob, type BatchTally, type ImportJobRow } from './import.repository.js';
-import { decideBatch, parseContactRow, parseLeadRow, type BatchFacts, type Columns, type ContactFields, type Decision, type LeadFields, type SourceRow } from './import.rows.js';
+import { readRows } from './import.reader.js';
+import {
+  advanceCheckpoint,
+  deleteErrorsOf,
+  errorsAfter,
+  findJobForWorker,
+  insertErrors,
+  transitionJob,
+  type BatchTally,
+  type ImportJobRow,
+} from './import.repository.js';
+import {
+  decideBatch,
+  parseContactRow,
+  parseLeadRow,
+  type BatchFacts,
+  type Columns,
+  type ContactFields,
+  type Decision,
+  type LeadFields,
+  type SourceRow,
+} from './import.rows.js';
 import { emitImportProgress } from './import.events.js';
 import { columnsOf, type ImportOptions } from './import.options.js';
 
 /** Rows written per change: large enough that round trips are few, small enough that a lock is short. */
-export const IMPORT_BATCH_ROWS = 500;
+const IMPORT_BATCH_ROWS = 500;
 const PROGRESS_INTERVAL_MS = 1000;
 
 export interface ImportRunnerDeps {
@@ -49,8 +68,19 @@ export function createImportRunner(deps: ImportRunnerDeps) {
   const { db, records } = deps;
 
   /** What the database holds for the rows' values (one look-up per kind of value). */
-  async function factsOf(entityId: number, o: ImportOptions, rows: { parsed: ReturnType<typeof parseLeadRow> | ReturnType<typeof parseContactRow> }[]): Promise<BatchFacts> {
-    const facts: BatchFacts = { groups: new Set(), leadMatches: new Map(), erpHolders: new Map(), leadsByErp: new Map(), leadsById: new Map(), channelHolders: new Map() };
+  async function factsOf(
+    entityId: number,
+    o: ImportOptions,
+    rows: { parsed: ReturnType<typeof parseLeadRow> | ReturnType<typeof parseContactRow> }[],
+  ): Promise<BatchFacts> {
+    const facts: BatchFacts = {
+      groups: new Set(),
+      leadMatches: new Map(),
+      erpHolders: new Map(),
+      leadsByErp: new Map(),
+      leadsById: new Map(),
+      channelHolders: new Map(),
+    };
     const ok = rows.flatMap((r) => (r.parsed.ok ? [r.parsed.value] : []));
     const refs = (m: Map<string, { id: number }>, prefix: string) => new Map([...m].map(([k, v]) => [k, `${prefix}${v.id}`]));
     const channels: ImportedChannel[] = [];
@@ -63,12 +93,30 @@ export function createImportRunner(deps: ImportRunnerDeps) {
         return v === undefined ? [] : [v];
       });
       facts.leadMatches = refs(await records.leadsBy(db, entityId, column, values), 'L');
-      facts.erpHolders = refs(await records.leadsBy(db, entityId, 'erpId', leads.flatMap((l) => (l.erpId === undefined ? [] : [l.erpId]))), 'L');
+      facts.erpHolders = refs(
+        await records.leadsBy(
+          db,
+          entityId,
+          'erpId',
+          leads.flatMap((l) => (l.erpId === undefined ? [] : [l.erpId])),
+        ),
+        'L',
+      );
       for (const l of leads) channels.push(...(l.contact?.channels ?? []));
     } else {
       const contacts = ok as ContactFields[];
-      facts.leadsByErp = await records.leadsBy(db, entityId, 'erpId', contacts.flatMap((c) => (c.lead.by === 'erp_id' ? [c.lead.value] : [])));
-      facts.leadsById = await records.leadsBy(db, entityId, 'id', contacts.flatMap((c) => (c.lead.by === 'id' ? [Number(c.lead.value)] : [])));
+      facts.leadsByErp = await records.leadsBy(
+        db,
+        entityId,
+        'erpId',
+        contacts.flatMap((c) => (c.lead.by === 'erp_id' ? [c.lead.value] : [])),
+      );
+      facts.leadsById = await records.leadsBy(
+        db,
+        entityId,
+        'id',
+        contacts.flatMap((c) => (c.lead.by === 'id' ? [Number(c.lead.value)] : [])),
+      );
       for (const c of contacts) channels.push(...c.channels);
     }
     facts.channelHolders = new Map([...(await records.channelHolders(db, entityId, channels))].map(([k, v]) => [k, `C${v}`]));
@@ -94,7 +142,9 @@ export function createImportRunner(deps: ImportRunnerDeps) {
             employee,
             creates.map((l) => leadValues(l, true) as ReturnType<typeof leadValues> & { groupId: number; name: string }),
           );
-          const contacts = creates.flatMap((l, i) => (l.contact ? [{ leadId: ids[i]!, groupId: l.groupId, name: l.contact.name, channels: l.contact.channels }] : []));
+          const contacts = creates.flatMap((l, i) =>
+            l.contact ? [{ leadId: ids[i]!, groupId: l.groupId, name: l.contact.name, channels: l.contact.channels }] : [],
+          );
           await records.createContacts(unit, job.entityId, employee, contacts);
           await records.updateLeads(
             unit.tx,
@@ -106,12 +156,18 @@ export function createImportRunner(deps: ImportRunnerDeps) {
             unit,
             job.entityId,
             employee,
-            decisions.flatMap((d) => (d.outcome === 'create' && d.contact ? [{ leadId: d.contact.leadId, groupId: d.contact.groupId, name: d.contact.name, channels: d.contact.channels }] : [])),
+            decisions.flatMap((d) =>
+              d.outcome === 'create' && d.contact
+                ? [{ leadId: d.contact.leadId, groupId: d.contact.groupId, name: d.contact.name, channels: d.contact.channels }]
+                : [],
+            ),
           );
           await records.updateContacts(
             unit.tx,
             job.entityId,
-            decisions.flatMap((d) => (d.outcome === 'update' && d.contact && d.targetId !== null ? [{ id: d.targetId, name: d.contact.name, channels: d.contact.channels }] : [])),
+            decisions.flatMap((d) =>
+              d.outcome === 'update' && d.contact && d.targetId !== null ? [{ id: d.targetId, name: d.contact.name, channels: d.contact.channels }] : [],
+            ),
           );
         }
         return true;
@@ -183,7 +239,7 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       let lastEmit = 0;
       let current: ImportJobRow = job;
       const file = await deps.media.original(job.entityId, job.mediaId);
-      const rows = readRows(await file.read(), o.reading as FileReading);
+      const rows = readRows(await file.read(), o.reading);
       let columns: Columns | undefined;
       let rowNo = 0;
       let buffer: SourceRow[] = [];
@@ -191,10 +247,19 @@ export function createImportRunner(deps: ImportRunnerDeps) {
       const flush = async (final: boolean): Promise<boolean> => {
         while (buffer.length >= IMPORT_BATCH_ROWS || (final && buffer.length > 0)) {
           const slice = buffer.slice(0, IMPORT_BATCH_ROWS);
-          const parsedRows = slice.map((r) => ({ rowNo: r.rowNo, parsed: o.kind === 'leads' ? parseLeadRow(r.cells, columns!, country) : parseContactRow(r.cells, columns!, country) }));
+          const parsedRows = slice.map((r) => ({
+            rowNo: r.rowNo,
+            parsed: o.kind === 'leads' ? parseLeadRow(r.cells, columns!, country) : parseContactRow(r.cells, columns!, country),
+          }));
           const facts = await factsOf(current.entityId, o, parsedRows);
           if (!current.dryRun) claims.clear();
-          const decisions = decideBatch(parsedRows, facts, claims, { kind: o.kind, matchBy: o.match_by as MatchKey, onMatch: o.on_match, dryRun: current.dryRun, columns: columns! });
+          const decisions = decideBatch(parsedRows, facts, claims, {
+            kind: o.kind,
+            matchBy: o.match_by as MatchKey,
+            onMatch: o.on_match,
+            dryRun: current.dryRun,
+            columns: columns!,
+          });
           const tally: BatchTally = { rows: decisions.length, created: 0, updated: 0, skipped: 0, errors: 0 };
           for (const d of decisions) {
             if (d.outcome === 'create') tally.created++;
@@ -205,7 +270,14 @@ export function createImportRunner(deps: ImportRunnerDeps) {
           if (!(await commitBatch(current, rowsDone, decisions, tally))) return false;
           rowsDone += decisions.length;
           buffer = buffer.slice(decisions.length);
-          current = { ...current, rowsDone, created: current.created + tally.created, updated: current.updated + tally.updated, skipped: current.skipped + tally.skipped, errors: current.errors + tally.errors };
+          current = {
+            ...current,
+            rowsDone,
+            created: current.created + tally.created,
+            updated: current.updated + tally.updated,
+            skipped: current.skipped + tally.skipped,
+            errors: current.errors + tally.errors,
+          };
           if (Date.now() - lastEmit >= PROGRESS_INTERVAL_MS) {
             lastEmit = Date.now();
             progress(current);

@@ -3,10 +3,12 @@ import { Id } from '../../platform/http/ids.js';
 import { NullableString, StringEnum } from '../../platform/http/schema-types.js';
 import { IMPORT_DELIMITERS, IMPORT_ENCODINGS, IMPORT_FORMATS } from './import.reader.js';
 
-export const IMPORT_KINDS = ['leads', 'contacts'] as const;
+const IMPORT_KINDS = ['leads', 'contacts'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
 
-const Kind = StringEnum(IMPORT_KINDS, { description: 'leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row' });
+const Kind = StringEnum(IMPORT_KINDS, {
+  description: 'leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row',
+});
 
 /** How to read the file; what is left out is detected. */
 const readingFields = {
@@ -18,13 +20,14 @@ const readingFields = {
 };
 
 const Mapping = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.String({ minLength: 1, maxLength: 40 }), {
-  description: 'Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored.',
+  description:
+    'Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored.',
 });
 
 export const PreviewImportBody = Type.Object({ kind: Kind, ...readingFields }, { additionalProperties: false });
 export type PreviewImportBody = Static<typeof PreviewImportBody>;
 
-export const FileReadingResponse = Type.Object({
+const FileReadingResponse = Type.Object({
   format: StringEnum(IMPORT_FORMATS),
   encoding: Type.Union([StringEnum(IMPORT_ENCODINGS), Type.Null()]),
   delimiter: Type.Union([StringEnum(IMPORT_DELIMITERS), Type.Null()]),
@@ -61,7 +64,11 @@ export type CreateImportBody = Static<typeof CreateImportBody>;
 
 const ImportStatus = StringEnum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 
-export const ImportRowError = Type.Object({ row: Type.Integer({ description: 'Row of the file, the header being row 1' }), column: NullableString(), reason: Type.String() });
+const ImportRowError = Type.Object({
+  row: Type.Integer({ description: 'Row of the file, the header being row 1' }),
+  column: NullableString(),
+  reason: Type.String(),
+});
 
 export const ImportResponse = Type.Object({
   id: Type.Integer(),
@@ -98,7 +105,13 @@ export const CreateTemplateBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateTemplateBody = Static<typeof CreateTemplateBody>;
-export const TemplateResponse = Type.Object({ id: Type.Integer(), kind: Kind, name: Type.String(), mapping: Mapping, created_at: Type.String({ format: 'date-time' }) });
+export const TemplateResponse = Type.Object({
+  id: Type.Integer(),
+  kind: Kind,
+  name: Type.String(),
+  mapping: Mapping,
+  created_at: Type.String({ format: 'date-time' }),
+});
 export type TemplateResponse = Static<typeof TemplateResponse>;
 export const TemplateListResponse = Type.Object({ data: Type.Array(TemplateResponse) });
 

@@ -36,7 +36,7 @@ import { emitImportProgress } from './import.events.js';
 import { IMPORT_QUEUE } from './import.jobs.js';
 
 /** Data rows a file may hold (the header not counted): past it the file is refused before any work. */
-export const MAX_IMPORT_ROWS = 1_000_000;
+const MAX_IMPORT_ROWS = 1_000_000;
 /** Seconds a report's download URL lives. */
 const REPORT_URL_TTL_SECONDS = 600;
 const FIRST_ERRORS = 20;
@@ -142,11 +142,18 @@ export function createImportService(deps: { db: Db; queue: Queue; media: Pick<Me
       const mapped = new Set(header.flatMap((h) => (mapping[h] !== undefined ? [mapping[h]] : [])));
       const missing: string[] = REQUIRED_FIELDS[kind].filter((f) => !mapped.has(f));
       if (kind === 'contacts' && !mapped.has('lead_erp_id') && !mapped.has('lead_id')) missing.push('lead_erp_id or lead_id');
-      if (!mapped.has(matchBy as ImportField)) missing.push(matchBy);
+      if (!mapped.has(matchBy)) missing.push(matchBy);
       if (missing.length > 0) {
         throw badRequest('import_required_column_missing', `No column of the file maps to ${missing.join(', ')}`, { missing, headers: header });
       }
-      const options: ImportOptions = { kind, reading, mapping, match_by: matchBy, on_match: body.on_match ?? 'update', default_country: body.default_country ?? 'GT' };
+      const options: ImportOptions = {
+        kind,
+        reading,
+        mapping,
+        match_by: matchBy,
+        on_match: body.on_match ?? 'update',
+        default_country: body.default_country ?? 'GT',
+      };
       const row = await transaction(db, async (unit) => {
         const job = await repo.insertJob(unit.tx, {
           entityId: caller.entityId,

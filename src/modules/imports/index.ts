@@ -14,7 +14,11 @@ import { createImportRunner } from './import.runner.js';
 import { startImportJobs } from './import.jobs.js';
 
 /** Registers `/imports` and `/import-templates` bare and under `/api`, and the import queues (workers where they run). */
-export async function registerImportsModule(app: FastifyInstance, ctx: AppContext, deps: { media: MediaModule; records: RecordImport; workers: boolean }): Promise<void> {
+export async function registerImportsModule(
+  app: FastifyInstance,
+  ctx: AppContext,
+  deps: { media: MediaModule; records: RecordImport; workers: boolean },
+): Promise<void> {
   const runner = createImportRunner({
     db: ctx.db,
     events: ctx.events,

@@ -25,7 +25,12 @@ export async function groupIdsOf(db: Db, entityId: number, ids: number[]): Promi
 }
 
 /** Leads of the entity whose `column` is among `values`: value → the oldest such lead's id and group. */
-export async function leadsBy(db: Db, entityId: number, column: LeadMatchColumn | 'id', values: (string | number)[]): Promise<Map<string, { id: number; groupId: number }>> {
+export async function leadsBy(
+  db: Db,
+  entityId: number,
+  column: LeadMatchColumn | 'id',
+  values: (string | number)[],
+): Promise<Map<string, { id: number; groupId: number }>> {
   const out = new Map<string, { id: number; groupId: number }>();
   if (values.length === 0) return out;
   const col = lead[column];
@@ -42,7 +47,11 @@ export async function leadsBy(db: Db, entityId: number, column: LeadMatchColumn 
 }
 
 /** Inserts leads in one statement, then their stored sellers; returns their ids and creation times in order. */
-export async function insertLeads(db: Db, entityId: number, items: (LeadValues & { groupId: number; name: string })[]): Promise<{ id: number; groupId: number; createdAt: Date }[]> {
+export async function insertLeads(
+  db: Db,
+  entityId: number,
+  items: (LeadValues & { groupId: number; name: string })[],
+): Promise<{ id: number; groupId: number; createdAt: Date }[]> {
   if (items.length === 0) return [];
   const rows = await db
     .insert(lead)
@@ -97,13 +106,19 @@ export async function insertContacts(db: Db, entityId: number, items: ContactIns
     .insert(contact)
     .values(items.map((c) => ({ entityId, leadId: c.leadId, groupId: c.groupId, name: c.name })))
     .returning({ id: contact.id, createdAt: contact.createdAt });
-  const channels = items.flatMap((c, i) => c.channels.map((ch) => ({ entityId, contactId: rows[i]!.id, type: ch.type, identifier: ch.identifier, isManual: true })));
+  const channels = items.flatMap((c, i) =>
+    c.channels.map((ch) => ({ entityId, contactId: rows[i]!.id, type: ch.type, identifier: ch.identifier, isManual: true })),
+  );
   if (channels.length > 0) await db.insert(contactChannel).values(channels);
   return rows;
 }
 
 /** Renames contacts and adds the channels they do not have yet (manual); channels are never taken from another contact. */
-export async function updateContactsValues(db: Db, entityId: number, items: { id: number; name?: string; channels: { type: ContactChannelType; identifier: string }[] }[]): Promise<void> {
+export async function updateContactsValues(
+  db: Db,
+  entityId: number,
+  items: { id: number; name?: string; channels: { type: ContactChannelType; identifier: string }[] }[],
+): Promise<void> {
   for (const item of items) {
     if (item.name !== undefined) {
       await db

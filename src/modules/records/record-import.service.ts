@@ -22,7 +22,7 @@ import {
 } from './record-import.repository.js';
 
 export type { LeadMatchColumn } from './record-import.repository.js';
-export type ImportedLeadValues = Omit<LeadValues, 'groupId'>;
+type ImportedLeadValues = Omit<LeadValues, 'groupId'>;
 export type ImportedChannel = { type: ContactChannelType; identifier: string };
 
 export interface RecordImport {
@@ -33,7 +33,12 @@ export interface RecordImport {
   /** Holders of channel identifiers: `type:identifier` → contact id. */
   channelHolders(tx: Db, entityId: number, keys: ImportedChannel[]): Promise<Map<string, number>>;
   /** Creates leads (with stored sellers) and publishes `lead.created` for each; ids in order. */
-  createLeads(unit: PublishingUnitOfWork, entityId: number, employeeId: number | null, items: (ImportedLeadValues & { groupId: number; name: string })[]): Promise<number[]>;
+  createLeads(
+    unit: PublishingUnitOfWork,
+    entityId: number,
+    employeeId: number | null,
+    items: (ImportedLeadValues & { groupId: number; name: string })[],
+  ): Promise<number[]>;
   updateLeads(tx: Db, entityId: number, items: { id: number; values: ImportedLeadValues }[]): Promise<void>;
   /** Creates contacts with their manual channels and publishes `contact.created` (`source: 'import'`) for each; ids in order. */
   createContacts(unit: PublishingUnitOfWork, entityId: number, employeeId: number | null, items: ContactInsert[]): Promise<number[]>;

@@ -6,6 +6,8 @@
  * not found. Imports run on the durable queue of the test app.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
 import { createTestApp, type TestContext } from '../../helpers/test-app.js';
@@ -50,13 +52,10 @@ async function upload(bytes: Buffer, fileName: string, tk = token): Promise<numb
 }
 
 async function finished(id: number, tk = token): Promise<Job> {
-  return waitFor(
-    async () => {
-      const job = (await call('GET', `/imports/${id}`, tk)).json<Job>();
-      return job.status === 'completed' || job.status === 'failed' ? job : undefined;
-    },
-    20_000,
-  );
+  return waitFor(async () => {
+    const job = (await call('GET', `/imports/${id}`, tk)).json<Job>();
+    return job.status === 'completed' || job.status === 'failed' ? job : undefined;
+  }, 20_000);
 }
 
 async function runImport(body: object, tk = token): Promise<Job> {
@@ -71,7 +70,10 @@ async function xlsx(build: (wb: ExcelJS.Workbook) => void): Promise<Buffer> {
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
-const leadsByErp = async (erp: string) => (await call('GET', `/leads?search=${encodeURIComponent(erp)}`, token)).json<{ data: { id: number; name: string; phone: string | null; erp_id: string | null; email: string | null }[] }>().data;
+const leadsByErp = async (erp: string) =>
+  (await call('GET', `/leads?search=${encodeURIComponent(erp)}`, token)).json<{
+    data: { id: number; name: string; phone: string | null; erp_id: string | null; email: string | null }[];
+  }>().data;
 
 beforeAll(async () => {
   t = await createTestApp({ startQueue: true });
@@ -91,15 +93,44 @@ afterAll(async () => {
 
 describe('reading a file', () => {
   it('detects a UTF-8 BOM and semicolons, keeps quoted newlines, and suggests a mapping from Spanish headers', async () => {
-    const csv = '\uFEFFNombre;Grupo;Código cliente;Correo electrónico;Teléfono;NIT\r\n"Ferretería ""El Martillo""\nSucursal 2";1;C-1;ventas@martillo.gt;5555-1234;123456-7\r\n';
+    const csv =
+      '\uFEFFNombre;Grupo;Código cliente;Correo electrónico;Teléfono;NIT\r\n"Ferretería ""El Martillo""\nSucursal 2";1;C-1;ventas@martillo.gt;5555-1234;123456-7\r\n';
     const media = await upload(Buffer.from(csv, 'utf8'), 'clientes.csv');
     const res = await call('POST', '/imports/preview', token, { kind: 'leads', media_id: media });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
     expect(body.reading).toEqual({ format: 'csv', encoding: 'utf-8', delimiter: ';', sheet: null });
     expect(body.headers).toEqual(['Nombre', 'Grupo', 'Código cliente', 'Correo electrónico', 'Teléfono', 'NIT']);
-    expect(body.suggested_mapping).toEqual({ Nombre: 'name', Grupo: 'group_id', 'Código cliente': 'erp_id', 'Correo electrónico': 'email', Teléfono: 'phone', NIT: 'tax_id' });
+    expect(body.suggested_mapping).toEqual({
+      Nombre: 'name',
+      Grupo: 'group_id',
+      'Código cliente': 'erp_id',
+      'Correo electrónico': 'email',
+      Teléfono: 'phone',
+      NIT: 'tax_id',
+    });
     expect(body.sample).toEqual([['Ferretería "El Martillo"\nSucursal 2', '1', 'C-1', 'ventas@martillo.gt', '5555-1234', '123456-7']]);
+  });
+
+  it('maps every column of the sample files in docs/examples', async () => {
+    for (const name of ['import-leads.csv', 'import-leads.xlsx']) {
+      const media = await upload(readFileSync(join(import.meta.dirname, '../../../docs/examples', name)), name);
+      const body = (await call('POST', '/imports/preview', token, { kind: 'leads', media_id: media })).json();
+      expect(Object.values(body.suggested_mapping).sort(), name).toEqual([
+        'contact_name',
+        'contact_phone',
+        'email',
+        'erp_id',
+        'group_id',
+        'name',
+        'phone',
+        'tax_id',
+      ]);
+      expect(
+        body.sample.map((r: string[]) => r[2]),
+        name,
+      ).toEqual(['C-1001', 'C-1002', 'C-1003']);
+    }
   });
 
   it('reads Latin-1 with tabs, and English headers with pipes', async () => {
@@ -161,7 +192,8 @@ describe('importing leads', () => {
     const [created] = await leadsByErp('E-2');
     expect(created).toMatchObject({ name: 'Nuevo Uno bis', phone: '+50255550001' });
     expect((await leadsByErp('E-1'))[0]).toMatchObject({ name: 'Existente actualizado', phone: '+14155550100' });
-    const contacts = (await call('GET', `/contacts?lead_id=${created!.id}`, token)).json<{ data: { name: string; channels: { identifier: string }[] }[] }>().data;
+    const contacts = (await call('GET', `/contacts?lead_id=${created!.id}`, token)).json<{ data: { name: string; channels: { identifier: string }[] }[] }>()
+      .data;
     expect(contacts).toMatchObject([{ name: 'Ana', channels: [{ identifier: '+50255551001' }] }]);
     // The failed rows come back as an xlsx: row, column, reason.
     const report = await call('GET', `/imports/${real.id}/error-report`, token);
@@ -177,7 +209,11 @@ describe('importing leads', () => {
   });
 
   it('skips matches when asked, and a saved template maps a file of another shape', async () => {
-    const tpl = await call('POST', '/import-templates', token, { kind: 'leads', name: 'ERP viejo', mapping: { RAZON: 'name', ZONA: 'group_id', COD: 'erp_id' } });
+    const tpl = await call('POST', '/import-templates', token, {
+      kind: 'leads',
+      name: 'ERP viejo',
+      mapping: { RAZON: 'name', ZONA: 'group_id', COD: 'erp_id' },
+    });
     expect(tpl.statusCode, tpl.body).toBe(201);
     const media = await upload(Buffer.from(`RAZON,ZONA,COD\nOtro nombre,${groupId},E-1\nTercero,${groupId},E-7\n`), 'viejo.csv');
     const job = await runImport({ kind: 'leads', media_id: media, template_id: tpl.json().id, on_match: 'skip' });
@@ -193,9 +229,17 @@ describe('importing contacts', () => {
       'contactos.csv',
     );
     const job = await runImport({ kind: 'contacts', media_id: media, default_country: 'US' });
-    expect(job).toMatchObject({ total_rows: 3, created: 1, updated: 1, errors: 1, first_errors: [{ row: 4, column: 'Código cliente', reason: 'lead E-99 not found' }] });
+    expect(job).toMatchObject({
+      total_rows: 3,
+      created: 1,
+      updated: 1,
+      errors: 1,
+      first_errors: [{ row: 4, column: 'Código cliente', reason: 'lead E-99 not found' }],
+    });
     const [lead] = await leadsByErp('E-2');
-    const contacts = (await call('GET', `/contacts?lead_id=${lead!.id}`, token)).json<{ data: { name: string; channels: { type: string; identifier: string }[] }[] }>().data;
+    const contacts = (await call('GET', `/contacts?lead_id=${lead!.id}`, token)).json<{
+      data: { name: string; channels: { type: string; identifier: string }[] }[];
+    }>().data;
     expect(contacts).toHaveLength(1);
     expect(contacts[0]!.name).toBe('Ana María');
     expect(contacts[0]!.channels.map((c) => c.identifier).sort()).toEqual(['+50255551001', 'ana@x.gt']);
@@ -213,7 +257,11 @@ describe('refusing bad files before any work', () => {
     const binary = await upload(Buffer.from([0x00, 0x01, 0x02, 0xfe, 0x00, 0x41, 0x42, 0x10, 0x00, 0x99]), 'datos.csv');
     expect((await call('POST', '/imports', token, { kind: 'leads', media_id: binary })).json()).toMatchObject({ status: 400, code: 'import_file_not_text' });
     const huge = await upload(Buffer.from(`Nombre,Grupo\n${'a,1\n'.repeat(1_000_001)}`), 'enorme.csv');
-    expect((await call('POST', '/imports', token, { kind: 'leads', media_id: huge })).json()).toMatchObject({ status: 400, code: 'import_too_many_rows', limit_rows: 1_000_000 });
+    expect((await call('POST', '/imports', token, { kind: 'leads', media_id: huge })).json()).toMatchObject({
+      status: 400,
+      code: 'import_too_many_rows',
+      limit_rows: 1_000_000,
+    });
     const noGroup = await upload(Buffer.from('Nombre,Código\nA,B\n'), 'sin-grupo.csv');
     expect((await call('POST', '/imports', token, { kind: 'leads', media_id: noGroup })).json()).toMatchObject({
       status: 400,
