@@ -45,6 +45,7 @@ const SMOKE_SCALE: Record<string, string> = {
   BENCH_WEB_VISITORS: '20',
   BENCH_WEB_ROUNDS: '5',
   BENCH_MEDIA_FILES: '2',
+  BENCH_IMPORT_LEADS: '300',
   BENCH_WORKFLOWS: '20',
 };
 if (smoke) for (const [k, v] of Object.entries(SMOKE_SCALE)) process.env[k] ??= v;

@@ -51,6 +51,7 @@ import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
 import { registerWorkflowsModule } from './modules/workflows/index.js';
 import { registerCommerceModule } from './modules/commerce/index.js';
+import { registerImportsModule } from './modules/imports/index.js';
 import { registerRoutes } from './platform/http/dual-prefix.js';
 
 /** Probes and scrapes: frequent and uninteresting in traces. */
@@ -305,6 +306,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { conversations: interactions.automation, records, identity, invoices, labels },
     { workers: deps.startQueue !== false, now: deps.now },
   );
+  await registerImportsModule(app, ctx, { media, records: records.imports, workers: deps.startQueue !== false });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
 

@@ -4801,6 +4801,248 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/imports/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** How a file reads: format, encoding, delimiter, headers, five rows, a suggested mapping */
+        post: operations["postImportsPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's last 50 imports, newest first */
+        get: operations["getImports"];
+        put?: never;
+        /** Import a file of leads or contacts (dry_run: count only); checked whole, then run as a job */
+        post: operations["postImports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import: status, counts, first failed rows */
+        get: operations["getImportsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop an import after its current batch */
+        post: operations["postImportsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/imports/{id}/error-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A short-lived URL of the xlsx of failed rows (row, column, reason) */
+        get: operations["getImportsByIdErrorReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/import-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Saved column mappings */
+        get: operations["getImportTemplates"];
+        put?: never;
+        /** Save a column mapping for the next file of the same shape */
+        post: operations["postImportTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/import-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a saved mapping */
+        delete: operations["deleteImportTemplatesById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** How a file reads: format, encoding, delimiter, headers, five rows, a suggested mapping */
+        post: operations["apiPostImportsPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's last 50 imports, newest first */
+        get: operations["apiGetImports"];
+        put?: never;
+        /** Import a file of leads or contacts (dry_run: count only); checked whole, then run as a job */
+        post: operations["apiPostImports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import: status, counts, first failed rows */
+        get: operations["apiGetImportsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop an import after its current batch */
+        post: operations["apiPostImportsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/error-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A short-lived URL of the xlsx of failed rows (row, column, reason) */
+        get: operations["apiGetImportsByIdErrorReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/import-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Saved column mappings */
+        get: operations["apiGetImportTemplates"];
+        put?: never;
+        /** Save a column mapping for the next file of the same shape */
+        post: operations["apiPostImportTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/import-templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a saved mapping */
+        delete: operations["apiDeleteImportTemplatesById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/interactions/forms/ingest": {
         parameters: {
             query?: never;
@@ -5373,6 +5615,8 @@ export interface operations {
                                 "entity_channel_accounts.view": boolean;
                                 "entity_channel_accounts.create": boolean;
                                 "entity_channel_accounts.edit": boolean;
+                                "imports.run": boolean;
+                                "records.merge": boolean;
                             };
                             catalogo: {
                                 "catalog.view": boolean;
@@ -43372,6 +43616,2034 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postImportsPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                     * @enum {string}
+                     */
+                    kind: "leads" | "contacts";
+                    media_id: number;
+                    /**
+                     * @description Detected: a zip is xlsx, anything else CSV
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx";
+                    /**
+                     * @description CSV only. Detected: a BOM, else valid UTF-8, else windows-1252
+                     * @enum {string}
+                     */
+                    encoding?: "utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1";
+                    /**
+                     * @description CSV only. Detected among , ; tab |
+                     * @enum {string}
+                     */
+                    delimiter?: "," | ";" | "\t" | "|";
+                    /** @description xlsx only: the sheet to read (default the first) */
+                    sheet?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        headers: string[];
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        suggested_mapping: {
+                            [key: string]: string;
+                        };
+                        sample: string[][];
+                    };
+                };
+            };
+            /** @description `import_file_empty`, `import_file_not_text`, `import_file_not_xlsx`, `import_sheet_not_found`, `import_too_many_rows` (with `limit_rows`), `import_required_column_missing` (with `missing`), `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the media object (or template) is not of the entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `media_not_ready`: the file is not uploaded and finalized */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                             * @enum {string}
+                             */
+                            kind: "leads" | "contacts";
+                            dry_run: boolean;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            media_id: number;
+                            reading: {
+                                /** @enum {string} */
+                                format: "csv" | "xlsx";
+                                encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                                delimiter: ("," | ";" | "\t" | "|") | null;
+                                sheet: string | null;
+                            };
+                            /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                            mapping: {
+                                [key: string]: string;
+                            };
+                            match_by: string;
+                            /** @enum {string} */
+                            on_match: "update" | "skip";
+                            default_country: string;
+                            total_rows: number;
+                            rows_done: number;
+                            /** @description Records created (in a dry run: that would be) */
+                            created: number;
+                            updated: number;
+                            skipped: number;
+                            /** @description Rows not imported */
+                            errors: number;
+                            /** @description The first 20 failed rows */
+                            first_errors: {
+                                /** @description Row of the file, the header being row 1 */
+                                row: number;
+                                column: string | null;
+                                reason: string;
+                            }[];
+                            failure: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                     * @enum {string}
+                     */
+                    kind: "leads" | "contacts";
+                    media_id: number;
+                    /**
+                     * @description Detected: a zip is xlsx, anything else CSV
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx";
+                    /**
+                     * @description CSV only. Detected: a BOM, else valid UTF-8, else windows-1252
+                     * @enum {string}
+                     */
+                    encoding?: "utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1";
+                    /**
+                     * @description CSV only. Detected among , ; tab |
+                     * @enum {string}
+                     */
+                    delimiter?: "," | ";" | "\t" | "|";
+                    /** @description xlsx only: the sheet to read (default the first) */
+                    sheet?: string;
+                    /** @description Validate and count only: nothing is written. Default false */
+                    dry_run?: boolean;
+                    /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                    mapping?: {
+                        [key: string]: string;
+                    };
+                    template_id?: number;
+                    /**
+                     * @description Leads: erp_id (default), email, phone or tax_id; contacts: phone (default), whatsapp or email
+                     * @enum {string}
+                     */
+                    match_by?: "erp_id" | "email" | "phone" | "tax_id" | "whatsapp";
+                    /**
+                     * @description What a row matching an existing record does. Default update
+                     * @enum {string}
+                     */
+                    on_match?: "update" | "skip";
+                    /** @description ISO 3166 country of phone numbers written without +. Default GT */
+                    default_country?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                        media_id: number;
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        match_by: string;
+                        /** @enum {string} */
+                        on_match: "update" | "skip";
+                        default_country: string;
+                        total_rows: number;
+                        rows_done: number;
+                        /** @description Records created (in a dry run: that would be) */
+                        created: number;
+                        updated: number;
+                        skipped: number;
+                        /** @description Rows not imported */
+                        errors: number;
+                        /** @description The first 20 failed rows */
+                        first_errors: {
+                            /** @description Row of the file, the header being row 1 */
+                            row: number;
+                            column: string | null;
+                            reason: string;
+                        }[];
+                        failure: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description `import_file_empty`, `import_file_not_text`, `import_file_not_xlsx`, `import_sheet_not_found`, `import_too_many_rows` (with `limit_rows`), `import_required_column_missing` (with `missing`), `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the media object (or template) is not of the entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `media_not_ready`: the file is not uploaded and finalized */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                        media_id: number;
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        match_by: string;
+                        /** @enum {string} */
+                        on_match: "update" | "skip";
+                        default_country: string;
+                        total_rows: number;
+                        rows_done: number;
+                        /** @description Records created (in a dry run: that would be) */
+                        created: number;
+                        updated: number;
+                        skipped: number;
+                        /** @description Rows not imported */
+                        errors: number;
+                        /** @description The first 20 failed rows */
+                        first_errors: {
+                            /** @description Row of the file, the header being row 1 */
+                            row: number;
+                            column: string | null;
+                            reason: string;
+                        }[];
+                        failure: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postImportsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                        media_id: number;
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        match_by: string;
+                        /** @enum {string} */
+                        on_match: "update" | "skip";
+                        default_country: string;
+                        total_rows: number;
+                        rows_done: number;
+                        /** @description Records created (in a dry run: that would be) */
+                        created: number;
+                        updated: number;
+                        skipped: number;
+                        /** @description Rows not imported */
+                        errors: number;
+                        /** @description The first 20 failed rows */
+                        first_errors: {
+                            /** @description Row of the file, the header being row 1 */
+                            row: number;
+                            column: string | null;
+                            reason: string;
+                        }[];
+                        failure: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `import_not_cancellable`: the import already ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportsByIdErrorReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `import_report_not_ready`: not ended, or no failed rows */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getImportTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                             * @enum {string}
+                             */
+                            kind: "leads" | "contacts";
+                            name: string;
+                            /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                            mapping: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postImportTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                     * @enum {string}
+                     */
+                    kind: "leads" | "contacts";
+                    name: string;
+                    /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                    mapping: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        name: string;
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `import_template_name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteImportTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostImportsPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                     * @enum {string}
+                     */
+                    kind: "leads" | "contacts";
+                    media_id: number;
+                    /**
+                     * @description Detected: a zip is xlsx, anything else CSV
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx";
+                    /**
+                     * @description CSV only. Detected: a BOM, else valid UTF-8, else windows-1252
+                     * @enum {string}
+                     */
+                    encoding?: "utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1";
+                    /**
+                     * @description CSV only. Detected among , ; tab |
+                     * @enum {string}
+                     */
+                    delimiter?: "," | ";" | "\t" | "|";
+                    /** @description xlsx only: the sheet to read (default the first) */
+                    sheet?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        headers: string[];
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        suggested_mapping: {
+                            [key: string]: string;
+                        };
+                        sample: string[][];
+                    };
+                };
+            };
+            /** @description `import_file_empty`, `import_file_not_text`, `import_file_not_xlsx`, `import_sheet_not_found`, `import_too_many_rows` (with `limit_rows`), `import_required_column_missing` (with `missing`), `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the media object (or template) is not of the entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `media_not_ready`: the file is not uploaded and finalized */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                             * @enum {string}
+                             */
+                            kind: "leads" | "contacts";
+                            dry_run: boolean;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                            media_id: number;
+                            reading: {
+                                /** @enum {string} */
+                                format: "csv" | "xlsx";
+                                encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                                delimiter: ("," | ";" | "\t" | "|") | null;
+                                sheet: string | null;
+                            };
+                            /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                            mapping: {
+                                [key: string]: string;
+                            };
+                            match_by: string;
+                            /** @enum {string} */
+                            on_match: "update" | "skip";
+                            default_country: string;
+                            total_rows: number;
+                            rows_done: number;
+                            /** @description Records created (in a dry run: that would be) */
+                            created: number;
+                            updated: number;
+                            skipped: number;
+                            /** @description Rows not imported */
+                            errors: number;
+                            /** @description The first 20 failed rows */
+                            first_errors: {
+                                /** @description Row of the file, the header being row 1 */
+                                row: number;
+                                column: string | null;
+                                reason: string;
+                            }[];
+                            failure: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                     * @enum {string}
+                     */
+                    kind: "leads" | "contacts";
+                    media_id: number;
+                    /**
+                     * @description Detected: a zip is xlsx, anything else CSV
+                     * @enum {string}
+                     */
+                    format?: "csv" | "xlsx";
+                    /**
+                     * @description CSV only. Detected: a BOM, else valid UTF-8, else windows-1252
+                     * @enum {string}
+                     */
+                    encoding?: "utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1";
+                    /**
+                     * @description CSV only. Detected among , ; tab |
+                     * @enum {string}
+                     */
+                    delimiter?: "," | ";" | "\t" | "|";
+                    /** @description xlsx only: the sheet to read (default the first) */
+                    sheet?: string;
+                    /** @description Validate and count only: nothing is written. Default false */
+                    dry_run?: boolean;
+                    /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                    mapping?: {
+                        [key: string]: string;
+                    };
+                    template_id?: number;
+                    /**
+                     * @description Leads: erp_id (default), email, phone or tax_id; contacts: phone (default), whatsapp or email
+                     * @enum {string}
+                     */
+                    match_by?: "erp_id" | "email" | "phone" | "tax_id" | "whatsapp";
+                    /**
+                     * @description What a row matching an existing record does. Default update
+                     * @enum {string}
+                     */
+                    on_match?: "update" | "skip";
+                    /** @description ISO 3166 country of phone numbers written without +. Default GT */
+                    default_country?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                        media_id: number;
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        match_by: string;
+                        /** @enum {string} */
+                        on_match: "update" | "skip";
+                        default_country: string;
+                        total_rows: number;
+                        rows_done: number;
+                        /** @description Records created (in a dry run: that would be) */
+                        created: number;
+                        updated: number;
+                        skipped: number;
+                        /** @description Rows not imported */
+                        errors: number;
+                        /** @description The first 20 failed rows */
+                        first_errors: {
+                            /** @description Row of the file, the header being row 1 */
+                            row: number;
+                            column: string | null;
+                            reason: string;
+                        }[];
+                        failure: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description `import_file_empty`, `import_file_not_text`, `import_file_not_xlsx`, `import_sheet_not_found`, `import_too_many_rows` (with `limit_rows`), `import_required_column_missing` (with `missing`), `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the media object (or template) is not of the entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `media_not_ready`: the file is not uploaded and finalized */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetImportsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                        media_id: number;
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        match_by: string;
+                        /** @enum {string} */
+                        on_match: "update" | "skip";
+                        default_country: string;
+                        total_rows: number;
+                        rows_done: number;
+                        /** @description Records created (in a dry run: that would be) */
+                        created: number;
+                        updated: number;
+                        skipped: number;
+                        /** @description Rows not imported */
+                        errors: number;
+                        /** @description The first 20 failed rows */
+                        first_errors: {
+                            /** @description Row of the file, the header being row 1 */
+                            row: number;
+                            column: string | null;
+                            reason: string;
+                        }[];
+                        failure: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostImportsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        dry_run: boolean;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "completed" | "failed" | "cancelled";
+                        media_id: number;
+                        reading: {
+                            /** @enum {string} */
+                            format: "csv" | "xlsx";
+                            encoding: ("utf-8" | "utf-16le" | "windows-1252" | "iso-8859-1") | null;
+                            delimiter: ("," | ";" | "\t" | "|") | null;
+                            sheet: string | null;
+                        };
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        match_by: string;
+                        /** @enum {string} */
+                        on_match: "update" | "skip";
+                        default_country: string;
+                        total_rows: number;
+                        rows_done: number;
+                        /** @description Records created (in a dry run: that would be) */
+                        created: number;
+                        updated: number;
+                        skipped: number;
+                        /** @description Rows not imported */
+                        errors: number;
+                        /** @description The first 20 failed rows */
+                        first_errors: {
+                            /** @description Row of the file, the header being row 1 */
+                            row: number;
+                            column: string | null;
+                            reason: string;
+                        }[];
+                        failure: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `import_not_cancellable`: the import already ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetImportsByIdErrorReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `import_report_not_ready`: not ended, or no failed rows */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetImportTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                             * @enum {string}
+                             */
+                            kind: "leads" | "contacts";
+                            name: string;
+                            /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                            mapping: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostImportTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                     * @enum {string}
+                     */
+                    kind: "leads" | "contacts";
+                    name: string;
+                    /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                    mapping: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /**
+                         * @description leads: one lead (and optionally its first contact) per row; contacts: one contact of an existing lead per row
+                         * @enum {string}
+                         */
+                        kind: "leads" | "contacts";
+                        name: string;
+                        /** @description Header text → field (`name`, `group_id`, `erp_id`, `email`, `phone`, `tax_id`, `contact_name`, `contact_phone`, `contact_email` for leads; `name`, `lead_erp_id`, `lead_id`, `phone`, `whatsapp`, `email` for contacts). Unmapped columns are ignored. */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `import_template_name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteImportTemplatesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
             400: {

@@ -71,6 +71,9 @@ const SNIFF_ALIASES: Record<string, readonly string[]> = {
   'video/3gpp': ['video/3gpp', 'video/mp4'],
   'text/plain': [],
   'text/csv': [],
+  // An xlsx is a zip; file-type names it only when its first entries are the OOXML parts, which streaming writers
+  // (exceljs's WorkbookWriter among them) write last, so such a workbook sniffs as a plain zip (issue 52).
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/zip'],
   // The legacy Office formats are all Compound File Binary containers.
   'application/msword': ['application/x-cfb', 'application/msword'],
   'application/vnd.ms-excel': ['application/x-cfb', 'application/vnd.ms-excel'],

@@ -368,6 +368,23 @@ export function createMediaService(deps: MediaServiceDeps) {
       return (await findByOriginalKey(db, key)) === undefined;
     },
 
+    /**
+     * The uploaded bytes of the entity's object `mediaId` as sealed at finalize (issue 52: an import reads its
+     * file), with its name and size; `read` streams them, whole or a byte range (inclusive). 404 `not_found`
+     * (another entity's too); 409 `media_not_ready` before finalize or after a failure, `original_removed`.
+     */
+    async original(
+      entityId: number,
+      mediaId: number,
+    ): Promise<{ fileName: string; size: number; read: (range?: { start: number; end: number }) => Promise<Readable> }> {
+      const row = await findMedia(db, entityId, mediaId);
+      if (!row) throw notFound('media', mediaId);
+      if (row.status === 'pending' || row.status === 'failed')
+        throw conflict('media_not_ready', `Media ${row.id} is ${row.status}`, { media_status: row.status });
+      if (row.originalDeletedAt !== null) throw conflict('original_removed', `The original of media ${row.id} was removed after its retention period`);
+      return { fileName: row.fileName, size: row.size, read: (range) => storage.read(row.originalKey, range) };
+    },
+
     /** Media objects of the entity among `ids` (for modules that reference media by id). */
     async summaries(entityId: number, ids: number[]): Promise<Map<number, MediaSummary>> {
       const rows = await findMediaMany(db, entityId, ids);

@@ -20,8 +20,10 @@ import { createContactService } from './contact.service.js';
 import { createAssignmentService, type AssignmentService } from './assignment.service.js';
 import { createRecordLabels, type RecordLabels } from './record-labels.service.js';
 import { recordLabelRoutes } from './record-labels.routes.js';
+import { createRecordImport, type RecordImport } from './record-import.service.js';
 
 export type { LeadService } from './lead.service.js';
+export type { RecordImport, LeadMatchColumn, ImportedChannel } from './record-import.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf } from './contact-identity.service.js';
 export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
@@ -37,6 +39,8 @@ export interface RecordsModule {
   assignments: AssignmentService;
   /** Labels on contacts and leads (issue 49). */
   labels: RecordLabels;
+  /** Batches of leads and contacts written by imports (issue 52). */
+  imports: RecordImport;
 }
 
 /** Registers groups, leads, contacts, assignments and their labels, bare and under `/api`; returns the services other modules use. */
@@ -55,5 +59,5 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
     await registerRoutes(scope, recordLabelRoutes, { service: labels });
   };
   await registerBareAndApi(app, plugin, {});
-  return { leads, assignments, labels };
+  return { leads, assignments, labels, imports: createRecordImport() };
 }

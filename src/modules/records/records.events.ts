@@ -17,8 +17,8 @@ export interface ContactCreatedEvent {
   leadId: number;
   groupId: number;
   createdByEmployeeId: number | null;
-  /** `api`, `conversation` (unknown sender on a channel) or `form` (web form ingest). */
-  source: 'api' | 'conversation' | 'form';
+  /** `api`, `conversation` (unknown sender on a channel), `form` (web form ingest) or `import` (a file, issue 52). */
+  source: 'api' | 'conversation' | 'form' | 'import';
   occurredAt: string;
 }
 
