@@ -5616,7 +5616,6 @@ export interface operations {
                                 "entity_channel_accounts.create": boolean;
                                 "entity_channel_accounts.edit": boolean;
                                 "imports.run": boolean;
-                                "records.merge": boolean;
                             };
                             catalogo: {
                                 "catalog.view": boolean;

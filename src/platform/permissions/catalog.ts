@@ -100,9 +100,8 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('canned_replies.manage', 'conversaciones', "Create, change and delete the queues' and the entity's canned replies"),
   // Labels (issue 49): every member reads the catalogue and labels what they may see or edit; this writes the catalogue.
   def('labels.manage', 'configuracion', "Create, rename, recolour and delete the entity's labels"),
-  // Imports and merges (issue 52): bringing a company's customers in from a file, and merging the duplicates it brings.
+  // Imports (issue 52): bringing a company's customers in from a file.
   def('imports.run', 'registros', 'Import leads and contacts from CSV and xlsx files, and save column mappings'),
-  def('records.merge', 'registros', 'Find duplicate contacts and leads, merge them and undo a merge'),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);
