@@ -93,6 +93,11 @@ export interface Config {
    */
   loginRateLimit: { max: number; windowMs: number };
   /**
+   * Requests each API key may make per window (`API_KEY_RATE_LIMIT_MAX` per `API_KEY_RATE_LIMIT_WINDOW_SECONDS`,
+   * issue 53), counted in Redis when configured (shared by every instance).
+   */
+  apiKeyRateLimit: { max: number; windowMs: number };
+  /**
    * The website chat's visitor API and `/widget` sockets (issue 32): requests per minute per client address
    * (`WIDGET_RATE_LIMIT_PER_IP`) and per visitor (`WIDGET_RATE_LIMIT_PER_VISITOR`), in Redis when configured;
    * the longest visitor text (`WIDGET_MAX_TEXT_LENGTH`, characters).
@@ -262,6 +267,10 @@ export function loadConfig(env: Env = process.env): Config {
     loginRateLimit: {
       max: read.int('LOGIN_RATE_LIMIT_MAX', 10, { min: 1 }),
       windowMs: read.int('LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1 }) * 1000,
+    },
+    apiKeyRateLimit: {
+      max: read.int('API_KEY_RATE_LIMIT_MAX', 600, { min: 1 }),
+      windowMs: read.int('API_KEY_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1 }) * 1000,
     },
     widget: {
       ratePerIp: read.int('WIDGET_RATE_LIMIT_PER_IP', 600, { min: 1 }),

@@ -233,6 +233,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's API keys, newest first (secrets never shown) */
+        get: operations["getApiKeys"];
+        put?: never;
+        /** Create an API key; its secret is in this answer only */
+        post: operations["postApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's API key policy */
+        get: operations["getApiKeysPolicy"];
+        /** Allow or forbid API keys that never expire */
+        put: operations["putApiKeysPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One API key */
+        get: operations["getApiKeysById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an API key at once, on every instance (idempotent) */
+        post: operations["postApiKeysByIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalogs/currencies": {
         parameters: {
             query?: never;
@@ -5073,6 +5143,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5135,6 +5214,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5218,6 +5306,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5286,6 +5383,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5401,6 +5507,8 @@ export interface operations {
                                 "subscriptions.edit": boolean;
                                 "permissions.catalog.view": boolean;
                                 "communications.command_palette.view": boolean;
+                                "api_keys.manage": boolean;
+                                "webhooks.manage": boolean;
                             };
                             workflows: {
                                 "workflows.view": boolean;
@@ -5457,6 +5565,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5536,6 +5653,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5608,6 +5734,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5711,6 +5846,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5792,6 +5936,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5904,6 +6057,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5986,6 +6148,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6109,6 +6280,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6197,6 +6377,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6310,6 +6499,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6388,6 +6586,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6459,6 +6666,547 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @example crm_Xy3kQ9ab */
+                            prefix: string;
+                            /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                            permissions: string[];
+                            /** @enum {string} */
+                            status: "active" | "expired" | "revoked";
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Updated at most once a minute
+                             */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            created_by_user_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description Permission codes of the catalogue, each held by the creator (implied codes are added and must be held too) */
+                    permissions: string[];
+                    /**
+                     * Format: date-time
+                     * @description At most one year ahead; default 90 days. `null`: never, only where the entity policy allows keys without expiry.
+                     */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @example crm_Xy3kQ9ab */
+                        prefix: string;
+                        /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                        permissions: string[];
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Updated at most once a minute
+                         */
+                        last_used_at: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        created_by_user_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The key, shown this once: `crm_` and 256 random bits (base64url). Send it as `Authorization: Bearer <secret>`. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_exceeds_creator`: a code (or one it implies) the creator lacks; `api_key_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_expiry_required`: the entity's policy requires an expiry */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKeysPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allow_non_expiring: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putApiKeysPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allow_non_expiring: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allow_non_expiring: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @example crm_Xy3kQ9ab */
+                        prefix: string;
+                        /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                        permissions: string[];
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Updated at most once a minute
+                         */
+                        last_used_at: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        created_by_user_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiKeysByIdRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @example crm_Xy3kQ9ab */
+                        prefix: string;
+                        /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                        permissions: string[];
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Updated at most once a minute
+                         */
+                        last_used_at: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        created_by_user_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6547,6 +7295,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6633,6 +7390,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -6725,6 +7491,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -6847,6 +7622,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6937,6 +7721,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -7023,6 +7816,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7115,6 +7917,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7235,6 +8046,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7384,6 +8204,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7540,6 +8369,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -7687,6 +8525,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7843,6 +8690,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -7912,6 +8768,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8015,6 +8880,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8082,6 +8956,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8196,6 +9079,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8256,6 +9148,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8359,6 +9260,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8426,6 +9336,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8540,6 +9459,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8629,6 +9557,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8700,6 +9637,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8790,6 +9736,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8872,6 +9827,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8990,6 +9954,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9086,6 +10059,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9175,6 +10157,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9298,6 +10289,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9400,6 +10400,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9517,6 +10526,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9609,6 +10627,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9730,6 +10757,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9811,6 +10847,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9911,6 +10956,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9978,6 +11032,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10073,6 +11136,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10157,6 +11229,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10224,6 +11305,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10316,6 +11406,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10389,6 +11488,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10497,6 +11605,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10582,6 +11699,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10655,6 +11781,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10763,6 +11898,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10852,6 +11996,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10923,6 +12076,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11013,6 +12175,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11095,6 +12266,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11213,6 +12393,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11309,6 +12498,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11398,6 +12596,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11521,6 +12728,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11623,6 +12839,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11740,6 +12965,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11832,6 +13066,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11953,6 +13196,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12034,6 +13286,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12134,6 +13395,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12201,6 +13471,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12296,6 +13575,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12380,6 +13668,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12447,6 +13744,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12539,6 +13845,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12612,6 +13927,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12720,6 +14044,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12805,6 +14138,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12878,6 +14220,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12979,6 +14330,15 @@ export interface operations {
             };
             /** @description `not_found`: a label is not of the caller’s entity (nothing applied) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13227,6 +14587,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -13330,6 +14699,15 @@ export interface operations {
             };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13681,6 +15059,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -13784,6 +15171,15 @@ export interface operations {
             };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13965,6 +15361,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14055,6 +15460,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14130,6 +15544,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14222,6 +15645,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14307,6 +15739,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14413,6 +15854,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14512,6 +15962,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14599,6 +16058,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14715,6 +16183,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14793,6 +16270,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14895,6 +16381,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14973,6 +16468,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15075,6 +16579,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15139,6 +16652,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15236,6 +16758,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15311,6 +16842,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15403,6 +16943,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15488,6 +17037,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15594,6 +17152,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15693,6 +17260,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15780,6 +17356,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15896,6 +17481,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15974,6 +17568,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16076,6 +17679,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16154,6 +17766,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16249,6 +17870,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16400,6 +18030,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16544,6 +18183,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16667,6 +18315,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16813,6 +18470,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16936,6 +18602,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17082,6 +18757,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17153,6 +18837,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17304,6 +18997,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17448,6 +19150,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17571,6 +19282,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17717,6 +19437,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17840,6 +19569,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17986,6 +19724,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18057,6 +19804,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18340,6 +20096,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18430,6 +20195,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18496,6 +20270,15 @@ export interface operations {
             };
             /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18628,6 +20411,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18705,6 +20497,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18824,6 +20625,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18914,6 +20724,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19039,6 +20858,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19144,6 +20972,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19263,6 +21100,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19395,6 +21241,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19472,6 +21327,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19591,6 +21455,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19681,6 +21554,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19806,6 +21688,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19911,6 +21802,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20030,6 +21930,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20158,6 +22067,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20279,6 +22197,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20393,6 +22320,15 @@ export interface operations {
             };
             /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20540,6 +22476,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20654,6 +22599,15 @@ export interface operations {
             };
             /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20782,6 +22736,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20896,6 +22859,15 @@ export interface operations {
             };
             /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21043,6 +23015,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21170,6 +23151,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21284,6 +23274,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21418,6 +23417,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21532,6 +23540,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21657,6 +23674,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21763,6 +23789,15 @@ export interface operations {
             };
             /** @description `not_found`: the caller may not see the conversation, or a label is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21888,6 +23923,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22001,6 +24045,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22095,6 +24148,15 @@ export interface operations {
             };
             /** @description `permission_denied`: `assign` and `unassign` need `cartera.seller_assignment` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22203,6 +24265,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22286,6 +24357,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22423,6 +24503,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22516,6 +24605,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22583,6 +24681,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22718,6 +24825,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22806,6 +24922,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22932,6 +25057,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23015,6 +25149,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23152,6 +25295,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23245,6 +25397,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23312,6 +25473,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23447,6 +25617,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23535,6 +25714,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23654,6 +25842,15 @@ export interface operations {
             };
             /** @description `canned_reply_incomplete` (with `missing` and `prompts`): a variable has no value or a prompt no answer; `outside_service_window` and the send endpoints' other 422s */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23784,6 +25981,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23907,6 +26113,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24023,6 +26238,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24154,6 +26378,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24265,6 +26498,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24394,6 +26636,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24507,6 +26758,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24669,6 +26929,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24780,6 +27049,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24951,6 +27229,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25112,6 +27399,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25243,6 +27539,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25410,6 +27715,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25550,6 +27864,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25641,6 +27964,15 @@ export interface operations {
             };
             /** @description `message_not_retryable`: not failed, not sent by this service, or already retried; `conversation_taken` (as for a send) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25771,6 +28103,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25894,6 +28235,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26010,6 +28360,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26141,6 +28500,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26252,6 +28620,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26381,6 +28758,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26494,6 +28880,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26656,6 +29051,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26767,6 +29171,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26938,6 +29351,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27099,6 +29521,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27230,6 +29661,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27397,6 +29837,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27537,6 +29986,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27635,6 +30093,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27701,6 +30168,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27760,6 +30236,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27856,6 +30341,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28014,6 +30508,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28090,6 +30593,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28235,6 +30747,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28324,6 +30845,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28482,6 +31012,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28558,6 +31097,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28703,6 +31251,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28777,6 +31334,15 @@ export interface operations {
             };
             /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28885,6 +31451,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28954,6 +31529,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29057,6 +31641,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29126,6 +31719,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29207,6 +31809,15 @@ export interface operations {
             };
             /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29315,6 +31926,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29384,6 +32004,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29487,6 +32116,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29556,6 +32194,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29643,6 +32290,15 @@ export interface operations {
             };
             /** @description `range_not_satisfiable`: the range is outside the media (Content-Range: bytes *\/size) */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29739,6 +32395,15 @@ export interface operations {
             };
             /** @description `range_not_satisfiable`: the range is outside the media (Content-Range: bytes *\/size) */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29845,6 +32510,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29961,6 +32635,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30045,6 +32728,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30151,6 +32843,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30241,6 +32942,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30357,6 +33067,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30441,6 +33160,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30547,6 +33275,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30624,6 +33361,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30731,6 +33477,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30798,6 +33553,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30913,6 +33677,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30993,6 +33766,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31106,6 +33888,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31202,6 +33993,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31269,6 +34069,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31393,6 +34202,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31470,6 +34288,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31577,6 +34404,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31644,6 +34480,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31759,6 +34604,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31839,6 +34693,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31952,6 +34815,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32048,6 +34920,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32115,6 +34996,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32239,6 +35129,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32306,6 +35205,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32393,6 +35301,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32460,6 +35377,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32558,6 +35484,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32636,6 +35571,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32735,6 +35679,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32803,6 +35756,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32902,6 +35864,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32960,6 +35931,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33041,6 +36021,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33153,6 +36142,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33220,6 +36218,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33334,6 +36341,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33401,6 +36417,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33488,6 +36513,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33555,6 +36589,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33653,6 +36696,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33731,6 +36783,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33830,6 +36891,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33898,6 +36968,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33997,6 +37076,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34055,6 +37143,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34136,6 +37233,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34248,6 +37354,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34315,6 +37430,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34429,6 +37553,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34524,6 +37657,15 @@ export interface operations {
             };
             /** @description No web channel account with this id in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34656,6 +37798,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34736,6 +37887,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34809,6 +37969,15 @@ export interface operations {
             };
             /** @description `unsupported_channel`: not a web conversation */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34911,6 +38080,15 @@ export interface operations {
             };
             /** @description No web channel account with this id in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35043,6 +38221,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -35123,6 +38310,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -35196,6 +38392,15 @@ export interface operations {
             };
             /** @description `unsupported_channel`: not a web conversation */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35974,6 +39179,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36057,6 +39271,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36133,6 +39356,15 @@ export interface operations {
             };
             /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36263,6 +39495,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36346,6 +39587,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36422,6 +39672,15 @@ export interface operations {
             };
             /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36683,6 +39942,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36826,6 +40094,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36957,6 +40234,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37077,6 +40363,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -37203,6 +40498,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37345,6 +40649,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37453,6 +40766,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37611,6 +40933,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37680,6 +41011,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37781,6 +41121,15 @@ export interface operations {
             };
             /** @description `outside_service_window`, ... */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37912,6 +41261,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38029,6 +41387,15 @@ export interface operations {
             };
             /** @description `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38160,6 +41527,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38274,6 +41650,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38432,6 +41817,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38556,6 +41950,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38671,6 +42074,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38737,6 +42149,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38831,6 +42252,15 @@ export interface operations {
             };
             /** @description `state_in_use` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38942,6 +42372,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39062,6 +42501,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -39158,6 +42606,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39277,6 +42734,15 @@ export interface operations {
             };
             /** @description `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39427,6 +42893,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -39558,6 +43033,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -39678,6 +43162,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -39804,6 +43297,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39946,6 +43448,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40054,6 +43565,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40212,6 +43732,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40281,6 +43810,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40382,6 +43920,15 @@ export interface operations {
             };
             /** @description `outside_service_window`, ... */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40513,6 +44060,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40630,6 +44186,15 @@ export interface operations {
             };
             /** @description `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40761,6 +44326,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40875,6 +44449,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41033,6 +44616,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41157,6 +44749,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41272,6 +44873,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41338,6 +44948,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41432,6 +45051,15 @@ export interface operations {
             };
             /** @description `state_in_use` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41543,6 +45171,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41663,6 +45300,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41759,6 +45405,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41885,6 +45540,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41962,6 +45626,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42047,6 +45720,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42148,6 +45830,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42431,6 +46122,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42526,6 +46226,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42593,6 +46302,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42882,6 +46600,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42959,6 +46686,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43090,6 +46826,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -43179,6 +46924,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43305,6 +47059,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -43402,6 +47165,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

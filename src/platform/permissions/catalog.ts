@@ -100,6 +100,9 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('canned_replies.manage', 'conversaciones', "Create, change and delete the queues' and the entity's canned replies"),
   // Labels (issue 49): every member reads the catalogue and labels what they may see or edit; this writes the catalogue.
   def('labels.manage', 'configuracion', "Create, rename, recolour and delete the entity's labels"),
+  // Integrations (issue 53): API keys for other systems, and the outbound webhooks they subscribe to.
+  def('api_keys.manage', 'administracion', "Create, list and revoke the entity's API keys (never more than one's own codes)"),
+  def('webhooks.manage', 'administracion', "Create, change, rotate and replay the entity's outbound webhooks"),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);
