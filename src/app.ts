@@ -53,6 +53,7 @@ import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
 import { registerWorkflowsModule } from './modules/workflows/index.js';
 import { registerCommerceModule } from './modules/commerce/index.js';
+import { registerWebhooksModule } from './modules/webhooks/index.js';
 import { registerRoutes } from './platform/http/dual-prefix.js';
 
 /** Probes and scrapes: frequent and uninteresting in traces. */
@@ -311,6 +312,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   );
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
+  await registerWebhooksModule(app, ctx, { workers: deps.startQueue !== false });
 
   if (deps.startQueue !== false) app.addHook('onReady', async () => ctx.queue.start());
   // Also without workers: modules that defined queues started pg-boss (schema, enqueueing).
