@@ -272,7 +272,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
   });
-  await app.register(authGuard, { authenticator: ctx.authenticator, apiKeyLimit: createApiKeyLimit({ ...config.apiKeyRateLimit, redis: deps.redis }) });
+  await app.register(authGuard, {
+    authenticator: ctx.authenticator,
+    apiKeyLimit: createApiKeyLimit({ ...config.apiKeyRateLimit, redis: deps.redis, prefix: config.redisKeyPrefix }),
+  });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await registerRoutes(app, healthRoutes, { database: deps.database });
 

@@ -13,9 +13,10 @@ export interface ApiKeyLimit {
   consume(id: number): Promise<Record<string, string>>;
 }
 
-export function createApiKeyLimit(opts: { max: number; windowMs: number; redis?: Redis | undefined }): ApiKeyLimit {
+/** `prefix` keeps deployments (and test databases) sharing one Redis apart. */
+export function createApiKeyLimit(opts: { max: number; windowMs: number; redis?: Redis | undefined; prefix?: string }): ApiKeyLimit {
   const windowSeconds = Math.ceil(opts.windowMs / 1000);
-  const base = { keyPrefix: 'crm-api-key', points: opts.max, duration: windowSeconds };
+  const base = { keyPrefix: opts.prefix ? `${opts.prefix}:api-key` : 'crm-api-key', points: opts.max, duration: windowSeconds };
   const limiter: RateLimiterAbstract = opts.redis ? new RateLimiterRedis({ ...base, storeClient: opts.redis }) : new RateLimiterMemory(base);
   const policy = `"api-key";q=${opts.max};w=${windowSeconds}`;
   const headers = (res: RateLimiterRes) => ({
