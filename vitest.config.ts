@@ -12,6 +12,7 @@ const unitFiles = [
   'test/architecture/channel-pipeline.test.ts',
   'test/architecture/one-publisher.test.ts',
   'test/architecture/transactions.test.ts',
+  'test/cli/webhooks-listen.test.ts',
   'test/integrations/erp/erp-client.test.ts',
   'test/modules/commerce/totals.test.ts',
   'test/modules/custom-fields/custom-field-kinds.test.ts',

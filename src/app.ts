@@ -38,6 +38,8 @@ import { registerPermissionsModule } from './modules/permissions/index.js';
 import { createIdentityService, registerIdentityModule } from './modules/identity/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
 import { registerLabelsModule } from './modules/labels/index.js';
+import { createApiKeys, registerApiKeysModule } from './modules/api-keys/index.js';
+import { createApiKeyLimit } from './platform/http/api-key-limit.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
@@ -52,6 +54,7 @@ import { registerMediaModule } from './modules/media/index.js';
 import { registerWorkflowsModule } from './modules/workflows/index.js';
 import { registerCommerceModule } from './modules/commerce/index.js';
 import { registerImportsModule } from './modules/imports/index.js';
+import { registerWebhooksModule } from './modules/webhooks/index.js';
 import { registerRoutes } from './platform/http/dual-prefix.js';
 
 /** Probes and scrapes: frequent and uninteresting in traces. */
@@ -152,7 +155,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
   const identity = createIdentityService({ database: deps.database });
-  const authenticator = createAuthenticator({ principals: identity.principals, tokens });
+  const apiKeys = createApiKeys({ db: deps.database.db, log: app.log });
+  const authenticator = createAuthenticator({ principals: identity.principals, tokens, apiKeys: apiKeys.loader });
   const queue = createQueue(deps.database, app.log, {
     runWorkers: deps.startQueue !== false,
     maintenanceIntervalSeconds: deps.config.queueMaintenanceIntervalSeconds,
@@ -269,13 +273,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
   });
-  await app.register(authGuard, { authenticator: ctx.authenticator });
+  await app.register(authGuard, {
+    authenticator: ctx.authenticator,
+    apiKeyLimit: createApiKeyLimit({ ...config.apiKeyRateLimit, redis: deps.redis, prefix: config.redisKeyPrefix }),
+  });
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await registerRoutes(app, healthRoutes, { database: deps.database });
 
   const erpModule = await registerErpSessionModule(app, ctx, identity);
   await registerPermissionsModule(app, ctx);
   await registerIdentityModule(app, ctx);
+  await registerApiKeysModule(app, ctx, apiKeys);
   const catalog = await registerCatalogsModule(app, ctx, erpModule);
   const invoices = await registerInvoicesModule(app, ctx, erpModule, identity);
   const labels = await registerLabelsModule(app, ctx);
@@ -309,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerImportsModule(app, ctx, { media, records: records.imports, workers: deps.startQueue !== false });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
+  await registerWebhooksModule(app, ctx, { workers: deps.startQueue !== false });
 
   if (deps.startQueue !== false) app.addHook('onReady', async () => ctx.queue.start());
   // Also without workers: modules that defined queues started pg-boss (schema, enqueueing).

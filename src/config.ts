@@ -93,6 +93,11 @@ export interface Config {
    */
   loginRateLimit: { max: number; windowMs: number };
   /**
+   * Requests each API key may make per window (`API_KEY_RATE_LIMIT_MAX` per `API_KEY_RATE_LIMIT_WINDOW_SECONDS`,
+   * issue 53), counted in Redis when configured (shared by every instance).
+   */
+  apiKeyRateLimit: { max: number; windowMs: number };
+  /**
    * The website chat's visitor API and `/widget` sockets (issue 32): requests per minute per client address
    * (`WIDGET_RATE_LIMIT_PER_IP`) and per visitor (`WIDGET_RATE_LIMIT_PER_VISITOR`), in Redis when configured;
    * the longest visitor text (`WIDGET_MAX_TEXT_LENGTH`, characters).
@@ -161,6 +166,13 @@ export interface Config {
     /** Longest wait for the ERP when a trigger reads its `erp.*` fields, ms (`WORKFLOWS_ERP_FIELDS_TIMEOUT_MS`, default 2 000). */
     erpFieldsTimeoutMs: number;
   };
+  /**
+   * Outbound webhooks to other systems (issue 53), under the same address guard as workflow webhook steps:
+   * addresses reachable although private (`OUTBOUND_WEBHOOKS_ALLOWED_ADDRESSES`), extra CAs
+   * (`OUTBOUND_WEBHOOKS_CA_FILE`), per-attempt timeout (`OUTBOUND_WEBHOOKS_TIMEOUT_MS`, default 10 000), the
+   * delay before the first retry (`OUTBOUND_WEBHOOKS_FIRST_RETRY_MS`, default 5 000; doubled per retry up to 1 h).
+   */
+  outboundWebhooks: { allowedAddresses: string[]; caFile: string | undefined; timeoutMs: number; firstRetryMs: number };
   publicBaseUrl: string | undefined;
   /**
    * A preview deployment's external URL as its host announces it, the first set of `RENDER_EXTERNAL_URL`,
@@ -263,6 +275,10 @@ export function loadConfig(env: Env = process.env): Config {
       max: read.int('LOGIN_RATE_LIMIT_MAX', 10, { min: 1 }),
       windowMs: read.int('LOGIN_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1 }) * 1000,
     },
+    apiKeyRateLimit: {
+      max: read.int('API_KEY_RATE_LIMIT_MAX', 600, { min: 1 }),
+      windowMs: read.int('API_KEY_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1 }) * 1000,
+    },
     widget: {
       ratePerIp: read.int('WIDGET_RATE_LIMIT_PER_IP', 600, { min: 1 }),
       ratePerVisitor: read.int('WIDGET_RATE_LIMIT_PER_VISITOR', 120, { min: 1 }),
@@ -304,6 +320,12 @@ export function loadConfig(env: Env = process.env): Config {
       webhookTimeoutMs: read.int('WORKFLOWS_WEBHOOK_TIMEOUT_MS', 10_000, { min: 100 }),
       webhookCaFile: read.string('WORKFLOWS_WEBHOOK_CA_FILE'),
       erpFieldsTimeoutMs: read.int('WORKFLOWS_ERP_FIELDS_TIMEOUT_MS', 2_000, { min: 100, max: 30_000 }),
+    },
+    outboundWebhooks: {
+      allowedAddresses: read.addressList('OUTBOUND_WEBHOOKS_ALLOWED_ADDRESSES') ?? [],
+      caFile: read.string('OUTBOUND_WEBHOOKS_CA_FILE'),
+      timeoutMs: read.int('OUTBOUND_WEBHOOKS_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+      firstRetryMs: read.int('OUTBOUND_WEBHOOKS_FIRST_RETRY_MS', 5_000, { min: 10, max: 3_600_000 }),
     },
     publicBaseUrl: read.url('PUBLIC_BASE_URL', ['http:', 'https:']),
     previewExternalUrl: previewExternalUrl(read),

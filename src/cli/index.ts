@@ -11,6 +11,7 @@
  *   super-admin:grant --email a@b.com
  *   lead-sellers:rebuild --entity 3   (after assignments or leads were written with SQL, around the service)
  *   cartera:rebuild --entity 3        (after rows were written with the database's triggers disabled, e.g. a restore)
+ *   webhooks listen --secret whsec_... [--port 4400] [--host 127.0.0.1]   (prints deliveries, verified; src/cli/webhooks-listen.ts)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
@@ -21,6 +22,7 @@ import { rebuildLeadSellers } from '../modules/records/index.js';
 import { rebuildCarteraItems } from '../modules/cartera/index.js';
 import { AppError } from '../platform/errors.js';
 import { passwordProblem } from '../platform/auth/password.js';
+import { listenForWebhooks } from './webhooks-listen.js';
 
 class UsageError extends Error {}
 
@@ -153,6 +155,18 @@ if (isMain) {
     process.loadEnvFile();
   } catch {
     // No .env file.
+  }
+  if (command === 'webhooks' && rest[0] === 'listen') {
+    // No database: a local receiver that runs until interrupted.
+    const { values } = parseArgs({ args: rest.slice(1), options: { secret: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } });
+    if (!values.secret?.startsWith('whsec_')) {
+      console.error('error: --secret whsec_... is required (the endpoint secret)');
+      process.exit(2);
+    }
+    const port = Number(values.port ?? 4400);
+    await listenForWebhooks({ secret: values.secret, port, host: values.host ?? '127.0.0.1' });
+    console.log(`listening for webhooks on http://${values.host ?? '127.0.0.1'}:${port}`);
+    await new Promise(() => undefined);
   }
   const database = await openPreparedDatabase(loadConfig());
   try {

@@ -233,6 +233,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's API keys, newest first (secrets never shown) */
+        get: operations["getApiKeys"];
+        put?: never;
+        /** Create an API key; its secret is in this answer only */
+        post: operations["postApiKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's API key policy */
+        get: operations["getApiKeysPolicy"];
+        /** Allow or forbid API keys that never expire */
+        put: operations["putApiKeysPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One API key */
+        get: operations["getApiKeysById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an API key at once, on every instance (idempotent) */
+        post: operations["postApiKeysByIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalogs/currencies": {
         parameters: {
             query?: never;
@@ -5094,6 +5164,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event types an endpoint may subscribe to */
+        get: operations["getWebhooksEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The entity's webhook endpoints */
+        get: operations["getWebhooksEndpoints"];
+        put?: never;
+        /** Add an endpoint; its secret is in this answer */
+        post: operations["postWebhooksEndpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One endpoint */
+        get: operations["getWebhooksEndpointsById"];
+        put?: never;
+        post?: never;
+        /** Remove an endpoint and its delivery log */
+        delete: operations["deleteWebhooksEndpointsById"];
+        options?: never;
+        head?: never;
+        /** Change, disable or enable an endpoint */
+        patch: operations["patchWebhooksEndpointsById"];
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the previous one also signs for 24 h */
+        post: operations["postWebhooksEndpointsByIdRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log, newest first, with every attempt */
+        get: operations["getWebhooksEndpointsByIdDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/deliveries/{delivery_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one delivery again (same webhook-id) */
+        post: operations["postWebhooksEndpointsByIdDeliveriesByDeliveryIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again every delivery made since an instant */
+        post: operations["postWebhooksEndpointsByIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5315,6 +5507,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5377,6 +5578,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5460,6 +5670,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5528,6 +5747,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5644,6 +5872,8 @@ export interface operations {
                                 "subscriptions.edit": boolean;
                                 "permissions.catalog.view": boolean;
                                 "communications.command_palette.view": boolean;
+                                "api_keys.manage": boolean;
+                                "webhooks.manage": boolean;
                             };
                             workflows: {
                                 "workflows.view": boolean;
@@ -5700,6 +5930,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5779,6 +6018,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -5851,6 +6099,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5954,6 +6211,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6035,6 +6301,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6147,6 +6422,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6229,6 +6513,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6352,6 +6645,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6440,6 +6742,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6553,6 +6864,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6631,6 +6951,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6702,6 +7031,547 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @example crm_Xy3kQ9ab */
+                            prefix: string;
+                            /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                            permissions: string[];
+                            /** @enum {string} */
+                            status: "active" | "expired" | "revoked";
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Updated at most once a minute
+                             */
+                            last_used_at: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            created_by_user_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description Permission codes of the catalogue, each held by the creator (implied codes are added and must be held too) */
+                    permissions: string[];
+                    /**
+                     * Format: date-time
+                     * @description At most one year ahead; default 90 days. `null`: never, only where the entity policy allows keys without expiry.
+                     */
+                    expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @example crm_Xy3kQ9ab */
+                        prefix: string;
+                        /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                        permissions: string[];
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Updated at most once a minute
+                         */
+                        last_used_at: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        created_by_user_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The key, shown this once: `crm_` and 256 random bits (base64url). Send it as `Authorization: Bearer <secret>`. */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_exceeds_creator`: a code (or one it implies) the creator lacks; `api_key_not_allowed` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_expiry_required`: the entity's policy requires an expiry */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKeysPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allow_non_expiring: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putApiKeysPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allow_non_expiring: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allow_non_expiring: boolean;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @example crm_Xy3kQ9ab */
+                        prefix: string;
+                        /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                        permissions: string[];
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Updated at most once a minute
+                         */
+                        last_used_at: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        created_by_user_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiKeysByIdRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @example crm_Xy3kQ9ab */
+                        prefix: string;
+                        /** @description Codes granted, implications included; in effect only while the creator holds them too */
+                        permissions: string[];
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        /** Format: date-time */
+                        expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Updated at most once a minute
+                         */
+                        last_used_at: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        created_by_user_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `api_key_not_allowed`: API keys may not administer keys; or the permission is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6790,6 +7660,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -6876,6 +7755,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -6968,6 +7856,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7090,6 +7987,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -7180,6 +8086,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -7266,6 +8181,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7358,6 +8282,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7478,6 +8411,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7627,6 +8569,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -7783,6 +8734,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -7930,6 +8890,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -8086,6 +9055,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8155,6 +9133,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8258,6 +9245,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8325,6 +9321,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8439,6 +9444,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8499,6 +9513,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8602,6 +9625,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8669,6 +9701,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8783,6 +9824,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8872,6 +9922,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -8943,6 +10002,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9033,6 +10101,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9115,6 +10192,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9233,6 +10319,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9329,6 +10424,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9418,6 +10522,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9541,6 +10654,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9643,6 +10765,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9760,6 +10891,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -9852,6 +10992,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9973,6 +11122,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10054,6 +11212,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10154,6 +11321,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10221,6 +11397,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10316,6 +11501,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10400,6 +11594,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10467,6 +11670,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10559,6 +11771,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10632,6 +11853,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10740,6 +11970,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10825,6 +12064,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -10898,6 +12146,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11006,6 +12263,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11095,6 +12361,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11166,6 +12441,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11256,6 +12540,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11338,6 +12631,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11456,6 +12758,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11552,6 +12863,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11641,6 +12961,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11764,6 +13093,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -11866,6 +13204,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11983,6 +13330,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12075,6 +13431,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12196,6 +13561,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12277,6 +13651,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12377,6 +13760,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12444,6 +13836,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12539,6 +13940,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12623,6 +14033,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12690,6 +14109,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12782,6 +14210,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -12855,6 +14292,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12963,6 +14409,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -13048,6 +14503,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -13121,6 +14585,15 @@ export interface operations {
             };
             /** @description `not_found`: the record, or a label, is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13222,6 +14695,15 @@ export interface operations {
             };
             /** @description `not_found`: a label is not of the caller’s entity (nothing applied) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13470,6 +14952,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -13573,6 +15064,15 @@ export interface operations {
             };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13924,6 +15424,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14027,6 +15536,15 @@ export interface operations {
             };
             /** @description `upload_missing`: nothing was uploaded to the presigned URL yet */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14208,6 +15726,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14298,6 +15825,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14373,6 +15909,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14465,6 +16010,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14550,6 +16104,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14656,6 +16219,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14755,6 +16327,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -14842,6 +16423,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14958,6 +16548,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15036,6 +16635,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15138,6 +16746,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15216,6 +16833,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15318,6 +16944,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15382,6 +17017,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15479,6 +17123,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15554,6 +17207,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15646,6 +17308,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15731,6 +17402,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15837,6 +17517,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -15936,6 +17625,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16023,6 +17721,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16139,6 +17846,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16217,6 +17933,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16319,6 +18044,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16397,6 +18131,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16492,6 +18235,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16643,6 +18395,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16787,6 +18548,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -16910,6 +18680,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17056,6 +18835,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17179,6 +18967,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17325,6 +19122,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17396,6 +19202,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17547,6 +19362,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17691,6 +19515,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -17814,6 +19647,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17960,6 +19802,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18083,6 +19934,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18229,6 +20089,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18300,6 +20169,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18583,6 +20461,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18673,6 +20560,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18739,6 +20635,15 @@ export interface operations {
             };
             /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18871,6 +20776,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -18948,6 +20862,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19067,6 +20990,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19157,6 +21089,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19282,6 +21223,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19387,6 +21337,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19506,6 +21465,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19638,6 +21606,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19715,6 +21692,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19834,6 +21820,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -19924,6 +21919,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20049,6 +22053,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20154,6 +22167,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20273,6 +22295,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20401,6 +22432,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20522,6 +22562,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20636,6 +22685,15 @@ export interface operations {
             };
             /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20783,6 +22841,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -20897,6 +22964,15 @@ export interface operations {
             };
             /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21025,6 +23101,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21139,6 +23224,15 @@ export interface operations {
             };
             /** @description `status_transition_not_allowed`: the action makes no sense from the current status (`conversation_status`, `action`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21286,6 +23380,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21413,6 +23516,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21527,6 +23639,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21661,6 +23782,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -21775,6 +23905,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21900,6 +24039,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22006,6 +24154,15 @@ export interface operations {
             };
             /** @description `not_found`: the caller may not see the conversation, or a label is not of the caller’s entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22131,6 +24288,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22244,6 +24410,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22338,6 +24513,15 @@ export interface operations {
             };
             /** @description `permission_denied`: `assign` and `unassign` need `cartera.seller_assignment` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22446,6 +24630,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22529,6 +24722,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22666,6 +24868,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22759,6 +24970,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -22826,6 +25046,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22961,6 +25190,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23049,6 +25287,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23175,6 +25422,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23258,6 +25514,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23395,6 +25660,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23488,6 +25762,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23555,6 +25838,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23690,6 +25982,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -23778,6 +26079,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23897,6 +26207,15 @@ export interface operations {
             };
             /** @description `canned_reply_incomplete` (with `missing` and `prompts`): a variable has no value or a prompt no answer; `outside_service_window` and the send endpoints' other 422s */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24027,6 +26346,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24150,6 +26478,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24266,6 +26603,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24397,6 +26743,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24508,6 +26863,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24637,6 +27001,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -24750,6 +27123,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24912,6 +27294,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25023,6 +27414,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25194,6 +27594,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25355,6 +27764,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25486,6 +27904,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25653,6 +28080,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25793,6 +28229,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -25884,6 +28329,15 @@ export interface operations {
             };
             /** @description `message_not_retryable`: not failed, not sent by this service, or already retried; `conversation_taken` (as for a send) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26014,6 +28468,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26137,6 +28600,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26253,6 +28725,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26384,6 +28865,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26495,6 +28985,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26624,6 +29123,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -26737,6 +29245,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26899,6 +29416,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27010,6 +29536,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27181,6 +29716,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27342,6 +29886,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27473,6 +30026,15 @@ export interface operations {
             };
             /** @description `outside_service_window` (with `closed_at`): only templates after 24 h without a customer message; `unsupported_message_type`: the channel cannot carry this kind; `unsupported_media_source`; `channel_account_inactive`; `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27640,6 +30202,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27780,6 +30351,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27878,6 +30458,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -27944,6 +30533,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28003,6 +30601,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28099,6 +30706,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28257,6 +30873,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28333,6 +30958,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28478,6 +31112,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28567,6 +31210,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28725,6 +31377,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -28801,6 +31462,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28946,6 +31616,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29020,6 +31699,15 @@ export interface operations {
             };
             /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29128,6 +31816,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29197,6 +31894,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29300,6 +32006,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29369,6 +32084,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29450,6 +32174,15 @@ export interface operations {
             };
             /** @description `permission_denied` (communications.command_palette.view), or `not_privileged_operator`: the caller's e-mail is not in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29558,6 +32291,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29627,6 +32369,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29730,6 +32481,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -29799,6 +32559,15 @@ export interface operations {
             };
             /** @description `communications_unavailable`, `communications_not_configured`, `webhook_url_unavailable` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29886,6 +32655,15 @@ export interface operations {
             };
             /** @description `range_not_satisfiable`: the range is outside the media (Content-Range: bytes *\/size) */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29982,6 +32760,15 @@ export interface operations {
             };
             /** @description `range_not_satisfiable`: the range is outside the media (Content-Range: bytes *\/size) */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30088,6 +32875,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30204,6 +33000,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30288,6 +33093,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30394,6 +33208,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30484,6 +33307,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30600,6 +33432,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30684,6 +33525,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30790,6 +33640,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -30867,6 +33726,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30974,6 +33842,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31041,6 +33918,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31156,6 +34042,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31236,6 +34131,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31349,6 +34253,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31445,6 +34358,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31512,6 +34434,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31636,6 +34567,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31713,6 +34653,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31820,6 +34769,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -31887,6 +34845,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32002,6 +34969,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32082,6 +35058,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32195,6 +35180,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32291,6 +35285,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32358,6 +35361,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32482,6 +35494,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32549,6 +35570,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32636,6 +35666,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32703,6 +35742,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32801,6 +35849,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -32879,6 +35936,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -32978,6 +36044,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33046,6 +36121,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33145,6 +36229,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33203,6 +36296,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33284,6 +36386,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33396,6 +36507,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33463,6 +36583,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33577,6 +36706,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33644,6 +36782,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33731,6 +36878,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33798,6 +36954,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33896,6 +37061,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -33974,6 +37148,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34073,6 +37256,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34141,6 +37333,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34240,6 +37441,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34298,6 +37508,15 @@ export interface operations {
             };
             /** @description Missing, invalid or expired Bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34379,6 +37598,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34491,6 +37719,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34558,6 +37795,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34672,6 +37918,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34767,6 +38022,15 @@ export interface operations {
             };
             /** @description No web channel account with this id in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34899,6 +38163,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -34979,6 +38252,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -35052,6 +38334,15 @@ export interface operations {
             };
             /** @description `unsupported_channel`: not a web conversation */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35154,6 +38445,15 @@ export interface operations {
             };
             /** @description No web channel account with this id in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -35286,6 +38586,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -35366,6 +38675,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -35439,6 +38757,15 @@ export interface operations {
             };
             /** @description `unsupported_channel`: not a web conversation */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36217,6 +39544,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36300,6 +39636,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36376,6 +39721,15 @@ export interface operations {
             };
             /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36506,6 +39860,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36589,6 +39952,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -36665,6 +40037,15 @@ export interface operations {
             };
             /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36926,6 +40307,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37069,6 +40459,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37200,6 +40599,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37320,6 +40728,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -37446,6 +40863,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37588,6 +41014,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37696,6 +41131,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37854,6 +41298,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -37923,6 +41376,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38024,6 +41486,15 @@ export interface operations {
             };
             /** @description `outside_service_window`, ... */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38155,6 +41626,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38272,6 +41752,15 @@ export interface operations {
             };
             /** @description `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38403,6 +41892,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38517,6 +42015,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -38675,6 +42182,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38799,6 +42315,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38914,6 +42439,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -38980,6 +42514,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39074,6 +42617,15 @@ export interface operations {
             };
             /** @description `state_in_use` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39185,6 +42737,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39305,6 +42866,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -39401,6 +42971,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39520,6 +43099,15 @@ export interface operations {
             };
             /** @description `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -39670,6 +43258,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -39801,6 +43398,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -39921,6 +43527,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ErpSessionProblem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error; the body exposes only `requestId` */
@@ -40047,6 +43662,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40189,6 +43813,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40297,6 +43930,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40455,6 +44097,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40524,6 +44175,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40625,6 +44285,15 @@ export interface operations {
             };
             /** @description `outside_service_window`, ... */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -40756,6 +44425,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -40873,6 +44551,15 @@ export interface operations {
             };
             /** @description `invalid_transition` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41004,6 +44691,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41118,6 +44814,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41276,6 +44981,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41400,6 +45114,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41515,6 +45238,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -41581,6 +45313,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41675,6 +45416,15 @@ export interface operations {
             };
             /** @description `state_in_use` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41786,6 +45536,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -41906,6 +45665,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42002,6 +45770,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42128,6 +45905,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42205,6 +45991,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42290,6 +46085,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42391,6 +46195,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -42674,6 +46487,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42769,6 +46591,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -42836,6 +46667,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43125,6 +46965,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -43202,6 +47051,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43333,6 +47191,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -43422,6 +47289,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43548,6 +47424,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -43645,6 +47530,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -43777,6 +47671,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -43883,6 +47786,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -44066,6 +47978,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -44181,6 +48102,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -44319,6 +48249,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -44408,6 +48347,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -44482,6 +48430,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -44592,6 +48549,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -44659,6 +48625,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -44791,6 +48766,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -44897,6 +48881,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -45080,6 +49073,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -45195,6 +49197,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -45333,6 +49344,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -45422,6 +49442,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -45496,6 +49525,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission the operation requires */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -45606,6 +49644,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unexpected error; the body exposes only `requestId` */
             500: {
                 headers: {
@@ -45673,6 +49720,15 @@ export interface operations {
             };
             /** @description No such record in the active entity */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -45853,6 +49909,970 @@ export interface operations {
             };
             /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The payload envelope version */
+                        version: number;
+                        data: {
+                            type: string;
+                            description: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            url: string;
+                            description: string | null;
+                            event_types: string[];
+                            enabled: boolean;
+                            /** @description `gone` (410), `failing` (5 days failing) or `manual` */
+                            disabled_reason: string | null;
+                            /** Format: date-time */
+                            failing_since: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Until then deliveries are also signed with the secret before the last rotation
+                             */
+                            previous_secret_expires_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https only; private, loopback and reserved addresses are refused */
+                    url: string;
+                    /** @description Event types of GET /api/webhooks/event-types */
+                    event_types: string[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string | null;
+                        event_types: string[];
+                        enabled: boolean;
+                        /** @description `gone` (410), `failing` (5 days failing) or `manual` */
+                        disabled_reason: string | null;
+                        /** Format: date-time */
+                        failing_since: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until then deliveries are also signed with the secret before the last rotation
+                         */
+                        previous_secret_expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description The signing secret (`whsec_...`), shown here and on rotation only */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description `invalid_webhook_url` (not https, a private address, credentials), `unknown_event_type`, `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksEndpointsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string | null;
+                        event_types: string[];
+                        enabled: boolean;
+                        /** @description `gone` (410), `failing` (5 days failing) or `manual` */
+                        disabled_reason: string | null;
+                        /** Format: date-time */
+                        failing_since: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until then deliveries are also signed with the secret before the last rotation
+                         */
+                        previous_secret_expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhooksEndpointsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchWebhooksEndpointsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https only; private, loopback and reserved addresses are refused */
+                    url?: string;
+                    /** @description Event types of GET /api/webhooks/event-types */
+                    event_types?: string[];
+                    description?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        url: string;
+                        description: string | null;
+                        event_types: string[];
+                        enabled: boolean;
+                        /** @description `gone` (410), `failing` (5 days failing) or `manual` */
+                        disabled_reason: string | null;
+                        /** Format: date-time */
+                        failing_since: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until then deliveries are also signed with the secret before the last rotation
+                         */
+                        previous_secret_expires_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description `invalid_webhook_url` (not https, a private address, credentials), `unknown_event_type`, `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksEndpointsByIdRotateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        /** Format: date-time */
+                        previous_secret_expires_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksEndpointsByIdDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Deliveries made before this instant (the previous page’s last `created_at`) */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The `webhook-id`, the same on every attempt and replay */
+                            id: string;
+                            event_type: string;
+                            /** @enum {string} */
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: {
+                                /** Format: date-time */
+                                attempted_at: string;
+                                status: number | null;
+                                latency_ms: number;
+                                /** @description The first 1 000 characters of the answer (at most 64 KB is read) */
+                                response_excerpt: string | null;
+                                error: string | null;
+                            }[];
+                            /** Format: date-time */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            delivered_at: string | null;
+                            /** @description `{ type, version, timestamp, data }`: the body sent */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksEndpointsByIdDeliveriesByDeliveryIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        replayed: number;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksEndpointsByIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Every delivery made since this instant (at most 10 000)
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        replayed: number;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller lacks the permission the operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such record in the active entity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -119,12 +119,13 @@ describe('permission resolution rules', () => {
         .split(/[,\s]+/)
         .filter(Boolean);
     // SPEC's catalogue has no workflow or conversation visibility codes: ours, each in its own module
-    // (docs/decisions.md "Workflows", "Conversation visibility"; docs/api.md lists them, canned replies', labels', imports' and merges' too).
+    // (docs/decisions.md "Workflows", "Conversation visibility"; docs/api.md lists them, canned replies', labels', imports', API keys' and webhooks' too).
     const ours = {
       workflows: ['workflows.view', 'workflows.manage', 'workflows.execute'],
       conversaciones: ['conversations.view_all', 'conversations.reply_any', 'sla_policies.view', 'sla_policies.edit', 'reports.view', 'canned_replies.manage'],
       configuracion: ['labels.manage'],
       registros: ['imports.run'],
+      administracion: ['api_keys.manage', 'webhooks.manage'],
     };
     expect([...ALL_PERMISSION_CODES].sort()).toEqual([...spec, ...Object.values(ours).flat()].sort());
     for (const [module, codes] of Object.entries(ours)) expect(PERMISSIONS.filter((p) => codes.includes(p.code)).every((p) => p.module === module)).toBe(true);

@@ -15,7 +15,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
   app.post(
     '/login',
     {
-      config: { auth: 'none' },
+      config: { auth: 'none', peopleOnly: true },
       preHandler: async (request) => throttle.consume(request.ip, request.body.email),
       schema: {
         tags: ['auth'],
@@ -41,7 +41,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
   app.post(
     '/change-entity',
     {
-      config: { auth: 'jwt' },
+      config: { auth: 'jwt', peopleOnly: true },
       schema: {
         tags: ['auth'],
         summary: 'Switch the active entity',
@@ -54,7 +54,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
 
   app.get(
     '/my-entities',
-    { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: "The caller's entities", response: { 200: MyEntitiesResponse } } },
+    { config: { auth: 'jwt', peopleOnly: true }, schema: { tags: ['auth'], summary: "The caller's entities", response: { 200: MyEntitiesResponse } } },
     async (request) => service.myEntities(principalOf(request)),
   );
 };

@@ -16,13 +16,15 @@ export function scopeOf(request: FastifyRequest): ErpSessionScope {
 export const erpSessionRoutes: FastifyPluginAsyncTypebox<{ service: ErpSessionService }> = async (app, { service }) => {
   const response = { 200: ErpSessionSnapshot };
   // '' (not '/') so the path is exactly /api/auth/erp-session.
-  app.get('', { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'The ERP session snapshot (never the GraphQL JWT)', response } }, async (request) =>
-    service.snapshot(scopeOf(request)),
+  app.get(
+    '',
+    { config: { auth: 'jwt', peopleOnly: true }, schema: { tags: ['auth'], summary: 'The ERP session snapshot (never the GraphQL JWT)', response } },
+    async (request) => service.snapshot(scopeOf(request)),
   );
   app.post(
     '/sync',
     {
-      config: { auth: 'jwt' },
+      config: { auth: 'jwt', peopleOnly: true },
       // A sync without a body is valid: the stored credentials are used.
       preValidation: async (request) => {
         request.body ??= {};
@@ -33,7 +35,7 @@ export const erpSessionRoutes: FastifyPluginAsyncTypebox<{ service: ErpSessionSe
   );
   app.delete(
     '',
-    { config: { auth: 'jwt' }, schema: { tags: ['auth'], summary: 'Clear the ERP session (the CRM token stays valid)', response } },
+    { config: { auth: 'jwt', peopleOnly: true }, schema: { tags: ['auth'], summary: 'Clear the ERP session (the CRM token stays valid)', response } },
     async (request) => service.clear(scopeOf(request)),
   );
 };

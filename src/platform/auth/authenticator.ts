@@ -62,6 +62,40 @@ export interface Principal {
   readonly expiresAt: number;
   readonly resolution: Resolution;
   readonly permissions: ReadonlySet<string>;
+  /**
+   * The API key acting (issue 53), null for a person. A key acts as its creator's employee, with the codes
+   * it was given that its creator still holds; `actorOf` names it `api_key:<id>` in events and logs.
+   */
+  readonly apiKeyId: number | null;
+}
+
+/** Who acted, for logs and events: `api_key:<id>` for a key, `employee:<id>` for a person. */
+export function actorOf(p: Pick<Principal, 'apiKeyId' | 'employeeId'>): string {
+  return p.apiKeyId !== null ? `api_key:${p.apiKeyId}` : `employee:${p.employeeId}`;
+}
+
+/** What the api-keys module reads for a presented key secret (issue 53). */
+interface ApiKeyRecord {
+  id: number;
+  entityId: number;
+  createdByUserId: number;
+  /** The codes the key was given, closed under implications. */
+  codes: readonly string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Reads API keys for the authenticator (answered by the api-keys module, which owns them). */
+export interface ApiKeyLoader {
+  /** The key whose secret is `secret` as the database holds it now (one indexed read); undefined when none. */
+  load(secret: string): Promise<ApiKeyRecord | undefined>;
+  /** The key authenticated a request: its `last_used_at` is written, at most once a minute (never awaited). */
+  used(id: number): void;
+}
+
+/** Whether a bearer credential is an API key secret (`crm_` prefix) rather than a session token. */
+export function isApiKeySecret(token: string): boolean {
+  return token.startsWith('crm_');
 }
 
 /** What a principal takes from its record: all but the token's part. */
@@ -93,11 +127,21 @@ export interface Authenticator {
    * `PendingPrincipal`); throws 401 `membership_revoked`.
    */
   admit(claims: CrmTokenClaims, principalText: string | null): Promise<Principal>;
+  /**
+   * The principal of an API key secret (issue 53): its creator's membership with the key's codes that the
+   * creator still holds. Throws 401 `invalid_api_key`, `api_key_revoked`, `api_key_expired`, or
+   * `membership_revoked` when the creator is no longer a member. Nothing is cached: a revocation applies to
+   * the next request on every instance.
+   */
+  authenticateApiKey(secret: string): Promise<Principal>;
   /** Resolves a principal for a user and entity without a token (login, change-entity). */
   principalFor(userId: number, entityId: number, clientKind: string): Promise<Omit<Principal, 'claims' | 'expiresAt'> | undefined>;
 }
 
-export function createAuthenticator(deps: { principals: PrincipalLoader; tokens: TokenService }): Authenticator {
+/** The client kind of a principal acting through an API key. */
+const API_KEY_CLIENT_KIND = 'api_key';
+
+export function createAuthenticator(deps: { principals: PrincipalLoader; tokens: TokenService; apiKeys?: ApiKeyLoader }): Authenticator {
   // The record is read on every request (SPEC: permissions are re-resolved each time), but the same
   // subscriptions always resolve to the same codes: each distinct set is resolved once per process and
   // shared (a Resolution is never mutated). Keyed by the record's own text of them, so a changed role or
@@ -125,6 +169,7 @@ export function createAuthenticator(deps: { principals: PrincipalLoader; tokens:
         erpEmployeeId: record.erpEmployeeId,
         resolution,
         permissions: resolution.codes,
+        apiKeyId: null,
       };
       members.set(record, member);
     }
@@ -144,7 +189,46 @@ export function createAuthenticator(deps: { principals: PrincipalLoader; tokens:
     return principal;
   }
 
+  async function authenticateApiKey(secret: string): Promise<Principal> {
+    const key = deps.apiKeys ? await deps.apiKeys.load(secret) : undefined;
+    if (!key) throw unauthorized('invalid_api_key', 'The API key is not valid');
+    if (key.revokedAt !== null) throw unauthorized('api_key_revoked', 'The API key has been revoked');
+    if (key.expiresAt !== null && key.expiresAt.getTime() <= Date.now()) throw unauthorized('api_key_expired', 'The API key has expired');
+    const member = memberOf(await deps.principals.load(key.createdByUserId, key.entityId), key.entityId);
+    if (!member) throw unauthorized('membership_revoked', "The API key's creator is no longer a member of this entity");
+    // Never more than the creator holds now: a creator who loses a code takes it from their keys too.
+    const permissions = new Set(key.codes.filter((c) => member.permissions.has(c)));
+    // A key is never super_admin nor any subscription's holder: rules that look at the resolution see only its codes.
+    const resolution: Resolution = {
+      subscriptions: [],
+      effective: null,
+      roleSource: null,
+      superAdmin: false,
+      codes: permissions,
+      reasons: new Map(),
+      denied: new Map(),
+    };
+    deps.apiKeys!.used(key.id);
+    const expiresAt = key.expiresAt === null ? Number.MAX_SAFE_INTEGER : Math.floor(key.expiresAt.getTime() / 1000);
+    const claims: CrmTokenClaims = {
+      id: member.userId,
+      email: member.email,
+      erp_user_id: member.erpUserId,
+      role_id: null,
+      role_name: null,
+      entity_id: key.entityId,
+      employee_role_id: null,
+      user_role_id: null,
+      role_source: null,
+      employee_id: member.employeeId,
+      erp_employee_id: member.erpEmployeeId,
+      client_kind: API_KEY_CLIENT_KIND,
+    };
+    return { ...member, resolution, permissions, apiKeyId: key.id, clientKind: API_KEY_CLIENT_KIND, claims, expiresAt };
+  }
+
   return {
+    authenticateApiKey,
     async principalFor(userId, entityId, clientKind) {
       const member = memberOf(await deps.principals.load(userId, entityId), entityId);
       return member && { ...member, clientKind };

@@ -6,8 +6,9 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { isPermissionCode } from '../permissions/catalog.js';
-import { permissionDenied, unauthorized } from '../errors.js';
-import type { Authenticator, PendingPrincipal, Principal } from './authenticator.js';
+import { badRequest, forbidden, permissionDenied, unauthorized } from '../errors.js';
+import type { ApiKeyLimit } from '../http/api-key-limit.js';
+import { actorOf, isApiKeySecret, type Authenticator, type PendingPrincipal, type Principal } from './authenticator.js';
 import { bearerToken } from './jwt.js';
 
 type RouteAuth = 'none' | 'jwt' | (string & { readonly __permission?: never });
@@ -28,6 +29,11 @@ declare module 'fastify' {
      * held until the principal is confirmed on its own, so that 401/403 still come before 400.
      */
     membershipReadAlong?: boolean;
+    /**
+     * Only people may use the route (issue 53): logging in, changing entity, administering API keys. An API
+     * key presented on it is refused with 403 `api_key_not_allowed`, whatever its codes.
+     */
+    peopleOnly?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated caller; null on `auth: 'none'` routes, and on `membershipReadAlong` routes until confirmed. */
@@ -64,6 +70,9 @@ function admitted(request: FastifyRequest, principal: Principal): Principal {
   return principal;
 }
 
+/** A query string carrying an API key secret (`...=crm_...`): refused, since URLs end up in logs and histories. */
+const KEY_IN_QUERY = /[?&][^=&]*=crm_/;
+
 function bearerOf(request: FastifyRequest): string {
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('unauthenticated', 'A Bearer token is required');
@@ -71,13 +80,14 @@ function bearerOf(request: FastifyRequest): string {
 }
 
 export const authGuard = fp(
-  async (app: FastifyInstance, opts: { authenticator: Authenticator }) => {
+  async (app: FastifyInstance, opts: { authenticator: Authenticator; apiKeyLimit: ApiKeyLimit }) => {
     app.decorateRequest('principal', null);
     app.decorateRequest('pendingPrincipal', null);
     /** On `membershipReadAlong` routes: a held validation error, answered once the caller is confirmed on its own. */
     const answerHeldValidation: preHandlerAsyncHookHandler = async (request) => {
       if (!request.validationError) return;
-      admitted(request, await opts.authenticator.authenticate(bearerOf(request)));
+      // An API key's principal was admitted in `onRequest` already.
+      if (!request.principal) admitted(request, await opts.authenticator.authenticate(bearerOf(request)));
       throw request.validationError;
     };
 
@@ -103,8 +113,23 @@ export const authGuard = fp(
       }
     });
 
-    app.addHook('onRequest', async (request) => {
-      const { auth, membershipReadAlong } = request.routeOptions.config;
+    app.addHook('onRequest', async (request, reply) => {
+      const { auth, membershipReadAlong, peopleOnly } = request.routeOptions.config;
+      if (request.url.includes('crm_') && KEY_IN_QUERY.test(request.url))
+        throw badRequest('api_key_in_query', 'API keys are accepted only in the Authorization header (Bearer), never in the URL');
+      const presented = bearerToken(request.headers.authorization);
+      if (presented !== undefined && isApiKeySecret(presented)) {
+        if (peopleOnly) throw forbidden('api_key_not_allowed', 'Only people may use this route, not API keys');
+        if (auth === undefined || auth === 'none') return;
+        const principal = await opts.authenticator.authenticateApiKey(presented);
+        // Every line of the request, "request completed" included (written through reply.log), names the key.
+        request.log = reply.log = request.log.child({ actor: actorOf(principal) });
+        void reply.headers(await opts.apiKeyLimit.consume(principal.apiKeyId!));
+        admitted(request, principal);
+        // The key's principal is already read and admitted: the route's statement confirms nothing more.
+        if (membershipReadAlong) request.pendingPrincipal = { userId: principal.userId, entityId: principal.entityId, confirm: async () => principal };
+        return;
+      }
       if (auth === undefined || auth === 'none') return;
       const token = bearerOf(request);
       if (membershipReadAlong) {

@@ -68,6 +68,7 @@ const ERRORS = {
   401: problemResponse('Missing, invalid or expired Bearer token'),
   403: problemResponse('The caller lacks the permission the operation requires'),
   404: problemResponse('No such record in the active entity'),
+  429: problemResponse('`rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`)'),
   500: problemResponse('Unexpected error; the body exposes only `requestId`'),
   503: problemResponse('`service_draining`: this instance is shutting down; retry (another instance answers)'),
 } as const;
@@ -128,8 +129,11 @@ function documentRoute(route: RouteOptions, seen: Map<string, string>): void {
   const auth = route.config?.auth ?? 'none';
   const errors: Record<string, unknown> = { 400: ERRORS[400] };
   if (auth !== 'none') errors[401] = ERRORS[401];
-  if (auth !== 'none' && auth !== 'jwt') errors[403] = ERRORS[403];
+  const peopleOnly = route.config?.peopleOnly === true;
+  if ((auth !== 'none' && auth !== 'jwt') || peopleOnly) errors[403] = ERRORS[403];
   if (route.url.includes(':')) errors[404] = ERRORS[404];
+  // API keys (issue 53) have a request budget wherever they may go.
+  if (auth !== 'none' && !peopleOnly) errors[429] = ERRORS[429];
   errors[500] = ERRORS[500];
   errors[503] = ERRORS[503];
 

@@ -102,6 +102,9 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('labels.manage', 'configuracion', "Create, rename, recolour and delete the entity's labels"),
   // Imports (issue 52): bringing a company's customers in from a file.
   def('imports.run', 'registros', 'Import leads and contacts from CSV and xlsx files, and save column mappings'),
+  // Integrations (issue 53): API keys for other systems, and the outbound webhooks they subscribe to.
+  def('api_keys.manage', 'administracion', "Create, list and revoke the entity's API keys (never more than one's own codes)"),
+  def('webhooks.manage', 'administracion', "Create, change, rotate and replay the entity's outbound webhooks"),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);
