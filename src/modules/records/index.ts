@@ -20,8 +20,10 @@ import { createContactService } from './contact.service.js';
 import { createAssignmentService, type AssignmentService } from './assignment.service.js';
 import { createRecordLabels, type RecordLabels } from './record-labels.service.js';
 import { recordLabelRoutes } from './record-labels.routes.js';
+import { createRecordSearch, type RecordSearch } from './record-search.service.js';
 
 export type { LeadService } from './lead.service.js';
+export type { RecordSearch } from './record-search.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf } from './contact-identity.service.js';
 export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
@@ -37,6 +39,8 @@ export interface RecordsModule {
   assignments: AssignmentService;
   /** Labels on contacts and leads (issue 49). */
   labels: RecordLabels;
+  /** Contacts, leads and groups for the search module (issue 51). */
+  search: RecordSearch;
 }
 
 /** Registers groups, leads, contacts, assignments and their labels, bare and under `/api`; returns the services other modules use. */
@@ -55,5 +59,5 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
     await registerRoutes(scope, recordLabelRoutes, { service: labels });
   };
   await registerBareAndApi(app, plugin, {});
-  return { leads, assignments, labels };
+  return { leads, assignments, labels, search: createRecordSearch({ db: ctx.db }) };
 }
