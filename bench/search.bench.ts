@@ -19,7 +19,6 @@ import { createDirectoryService } from '../src/modules/identity/index.js';
 import { claimsFor } from '../src/modules/auth/auth.service.js';
 import { searchMessages } from '../src/modules/interactions/message-search/message-search.repository.js';
 import { searchLeads } from '../src/modules/records/record-search.repository.js';
-import type { SearchRequest } from '../src/platform/search/search-request.js';
 import { percentile, SMOKE, startServer, type BenchSection } from './lib.js';
 
 const MESSAGES = Number(process.env.BENCH_SEARCH_MESSAGES ?? (SMOKE ? 3000 : 1_000_000));
