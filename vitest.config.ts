@@ -18,6 +18,7 @@ const unitFiles = [
   'test/modules/custom-fields/custom-field-kinds.test.ts',
   'test/modules/erp-session/erp-session-state.test.ts',
   'test/modules/interactions/normalize.test.ts',
+  'test/modules/search/search-query.test.ts',
   'test/modules/interactions/business-time.test.ts',
   'test/modules/interactions/realtime-contract.test.ts',
   'test/modules/interactions/routing-conditions.test.ts',

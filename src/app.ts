@@ -40,6 +40,7 @@ import { registerRecordsModule } from './modules/records/index.js';
 import { registerLabelsModule } from './modules/labels/index.js';
 import { createApiKeys, registerApiKeysModule } from './modules/api-keys/index.js';
 import { createApiKeyLimit } from './platform/http/api-key-limit.js';
+import { registerSearchModule } from './modules/search/index.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
@@ -301,6 +302,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       permissionsOf: async (m) => (await ctx.authenticator.principalFor(m.userId, m.entityId, m.clientKind))?.permissions,
     }),
   );
+  await registerSearchModule(app, { conversations: interactions.search, records: records.search, labels });
   await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
   await registerCommerceModule(
     app,

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import pg from 'pg';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -59,8 +60,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 async function openPglite(dataDir: string, traced: boolean, loadDataDir: Blob | undefined): Promise<Database> {
   let client: PGlite;
-  // pg_trgm: the inbox search's trigram indexes (migration 0011; docs/decisions.md "Inbox search").
-  const options = { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) };
+  // pg_trgm: the trigram indexes of the inbox search and of records search (migrations 0011, 0032); unaccent: search (0032).
+  const options = { extensions: { pg_trgm, unaccent }, ...(loadDataDir ? { loadDataDir } : {}) };
   if (dataDir === ':memory:') {
     client = new PGlite(options);
   } else {

@@ -4073,6 +4073,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search messages, conversations, contacts, leads and groups: one ranked list */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search messages, conversations, contacts, leads and groups: one ranked list */
+        get: operations["apiGetSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -21024,6 +21058,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description A message id of the conversation (a search result): the page holds it, up to half the page of newer messages above it and older ones below; `next_cursor` goes on to older ones. Not with `cursor` */
+                around?: number;
             };
             header?: never;
             path: {
@@ -21854,6 +21890,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description A message id of the conversation (a search result): the page holds it, up to half the page of newer messages above it and older ones below; `next_cursor` goes on to older ones. Not with `cursor` */
+                around?: number;
             };
             header?: never;
             path: {
@@ -40037,6 +40075,212 @@ export interface operations {
             };
             /** @description `report_range_invalid`: a day that does not exist, `to` before `from`, or more than 366 days */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /** @description The query (docs/api/search.md "Syntax"): 2 to 500 characters */
+                q: string;
+                /** @description Comma-separated kinds of result (default all): message, contact, lead, group, conversation */
+                types?: string;
+                /** @description Page size (max 50) */
+                limit?: number;
+                /** @description The previous page's `pagination.next_cursor` */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            type: "message" | "contact" | "lead" | "group" | "conversation";
+                            id: number;
+                            /** @description Rank in [0, 1): records and conversations in [0.5, 1), messages below (docs/api/search.md "Ranking") */
+                            score: number;
+                            /** @description Plain text: the record's name, or the conversation's sender name or number */
+                            title: string;
+                            /** @description HTML-escaped text with the matched parts in <mark>…</mark> */
+                            snippet_html: string;
+                            /** @description A message's or conversation's: open it with GET /interactions/conversations/{id}/history?around={message_id} */
+                            conversation_id: number | null;
+                            /** @description A message's id, for `around` of the history */
+                            message_id: number | null;
+                            /** @description The lead of a contact, lead or conversation */
+                            lead_id: number | null;
+                            /** @description The group of a contact, lead, group or conversation */
+                            group_id: number | null;
+                            /** @description The channel type code of a message's or conversation's conversation */
+                            channel: string | null;
+                            /** @description A message's: inbound is the customer's */
+                            direction: "inbound" | "outbound" | null;
+                            /** @description A message's time, a conversation's last activity */
+                            occurred_at: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `query_too_short`, `query_too_long`, `unbalanced_quotes`, `no_search_terms`, `invalid_filter` (errors name `/querystring/q`), `invalid_cursor`, `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: the API key used its request budget (`RateLimit`, `RateLimit-Policy`, `Retry-After`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetSearch: {
+        parameters: {
+            query: {
+                /** @description The query (docs/api/search.md "Syntax"): 2 to 500 characters */
+                q: string;
+                /** @description Comma-separated kinds of result (default all): message, contact, lead, group, conversation */
+                types?: string;
+                /** @description Page size (max 50) */
+                limit?: number;
+                /** @description The previous page's `pagination.next_cursor` */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            type: "message" | "contact" | "lead" | "group" | "conversation";
+                            id: number;
+                            /** @description Rank in [0, 1): records and conversations in [0.5, 1), messages below (docs/api/search.md "Ranking") */
+                            score: number;
+                            /** @description Plain text: the record's name, or the conversation's sender name or number */
+                            title: string;
+                            /** @description HTML-escaped text with the matched parts in <mark>…</mark> */
+                            snippet_html: string;
+                            /** @description A message's or conversation's: open it with GET /interactions/conversations/{id}/history?around={message_id} */
+                            conversation_id: number | null;
+                            /** @description A message's id, for `around` of the history */
+                            message_id: number | null;
+                            /** @description The lead of a contact, lead or conversation */
+                            lead_id: number | null;
+                            /** @description The group of a contact, lead, group or conversation */
+                            group_id: number | null;
+                            /** @description The channel type code of a message's or conversation's conversation */
+                            channel: string | null;
+                            /** @description A message's: inbound is the customer's */
+                            direction: "inbound" | "outbound" | null;
+                            /** @description A message's time, a conversation's last activity */
+                            occurred_at: string | null;
+                        }[];
+                        pagination: {
+                            limit: number;
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `query_too_short`, `query_too_long`, `unbalanced_quotes`, `no_search_terms`, `invalid_filter` (errors name `/querystring/q`), `invalid_cursor`, `validation_failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

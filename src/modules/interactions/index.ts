@@ -23,6 +23,7 @@ import {
   type CommunicationsOperations,
 } from './communications/index.js';
 import { conversationRoutes, createConversationService } from './conversations/index.js';
+import { createConversationSearch, type ConversationSearch } from './message-search/index.js';
 import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
 import { bulkActionRoutes, createBulkActions } from './bulk/index.js';
@@ -45,6 +46,7 @@ export { buildWidget } from './channels/web/widget/index.js';
 export type { EventOrigin } from './events/index.js';
 export { createConversationAudience, VIEW_ALL } from './conversations/index.js';
 export type { OutboundService } from './outbound/index.js';
+export type { ConversationSearch } from './message-search/index.js';
 export type { ConversationAutomation, ConversationRef } from './automation/index.js';
 export { TemplateMessageBody } from './templates/index.js';
 
@@ -70,7 +72,7 @@ export async function registerInteractionsModule(
   catalogue: Labels,
   customFields: CustomFieldTexts,
   options: { workers: boolean },
-): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation }> {
+): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation; search: ConversationSearch }> {
   const { db, events, log } = ctx;
   // Every socket event leaves through the one publisher.
   const realtime = ctx.publisher;
@@ -197,7 +199,12 @@ export async function registerInteractionsModule(
   });
   const timeZoneOf = (entityId: number) => identity.timeZoneOf(entityId);
   await registerBareAndApi(app, reportRoutes, { service: createReportService({ db, timeZoneOf }) });
-  return { outbound, communications: operations, automation: createConversationAutomation({ db, outbound, conversations, assignment, labels }) };
+  return {
+    outbound,
+    communications: operations,
+    automation: createConversationAutomation({ db, outbound, conversations, assignment, labels }),
+    search: createConversationSearch({ db }),
+  };
 }
 
 /** PUBLIC_BASE_URL, else the address this process listens on (development and tests). */

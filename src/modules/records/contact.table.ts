@@ -1,6 +1,7 @@
 import { idColumn, timestampColumns, timestampColumn } from '../../db/columns.js';
 import { entityIdColumn } from '../identity/entity.table.js';
 import { boolean, index, integer, pgEnum, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { crmGroup } from './group.table.js';
 import { lead } from './lead.table.js';
 
@@ -18,8 +19,14 @@ export const contact = pgTable(
       .references(() => lead.id),
     name: text().notNull(),
     ...timestampColumns(),
+    /** The name as search matches it (issue 51): lower-cased, accents folded. */
+    searchText: text().generatedAlwaysAs(sql`lower(search_unaccent(name))`),
   },
-  (t) => [index('contact_entity_id_group_id_idx').on(t.entityId, t.groupId), index('contact_entity_id_lead_id_idx').on(t.entityId, t.leadId)],
+  (t) => [
+    index('contact_search_text_trgm_idx').using('gin', t.searchText.op('gin_trgm_ops')),
+    index('contact_entity_id_group_id_idx').on(t.entityId, t.groupId),
+    index('contact_entity_id_lead_id_idx').on(t.entityId, t.leadId),
+  ],
 );
 
 export const contactChannelType = pgEnum('contact_channel_type', ['phone', 'whatsapp', 'email', 'instagram', 'messenger', 'web']);
@@ -42,8 +49,13 @@ export const contactChannel = pgTable(
     label: text(),
     isManual: boolean().notNull().default(false),
     createdAt: timestampColumn(),
+    /** A phone's (or WhatsApp number's) digits, for search by any format or the last digits (issue 51). */
+    phoneDigits: text().generatedAlwaysAs(sql`case when type in ('phone', 'whatsapp') then search_digits(identifier) end`),
   },
   (t) => [
+    // Search (src/modules/search): e-mails and user ids by substring, phones by their digits.
+    index('contact_channel_identifier_trgm_idx').using('gin', t.identifier.op('gin_trgm_ops')),
+    index('contact_channel_phone_digits_trgm_idx').using('gin', t.phoneDigits.op('gin_trgm_ops')),
     uniqueIndex('contact_channel_entity_id_type_identifier_uq').on(t.entityId, t.type, t.identifier),
     index('contact_channel_contact_id_idx').on(t.contactId),
   ],

@@ -22,8 +22,11 @@ import { createRecordLabels, type RecordLabels } from './record-labels.service.j
 import { recordLabelRoutes } from './record-labels.routes.js';
 import { createRecordImport, type RecordImport } from './record-import.service.js';
 
+import { createRecordSearch, type RecordSearch } from './record-search.service.js';
+
 export type { LeadService } from './lead.service.js';
 export type { RecordImport, LeadMatchColumn, ImportedChannel } from './record-import.service.js';
+export type { RecordSearch } from './record-search.service.js';
 export { findOrCreateContact, findOrCreateContacts, sellersOf } from './contact-identity.service.js';
 export { normalizeChannelIdentifier, normalizePhone, type ContactChannelType } from './channel-identifier.js';
 export { listGroupClients, type GroupClient } from './group-clients.service.js';
@@ -41,6 +44,8 @@ export interface RecordsModule {
   labels: RecordLabels;
   /** Batches of leads and contacts written by imports (issue 52). */
   imports: RecordImport;
+  /** Contacts, leads and groups for the search module (issue 51). */
+  search: RecordSearch;
 }
 
 /** Registers groups, leads, contacts, assignments and their labels, bare and under `/api`; returns the services other modules use. */
@@ -59,5 +64,5 @@ export async function registerRecordsModule(app: FastifyInstance, ctx: AppContex
     await registerRoutes(scope, recordLabelRoutes, { service: labels });
   };
   await registerBareAndApi(app, plugin, {});
-  return { leads, assignments, labels, imports: createRecordImport() };
+  return { leads, assignments, labels, imports: createRecordImport(), search: createRecordSearch({ db: ctx.db }) };
 }

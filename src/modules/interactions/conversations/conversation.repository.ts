@@ -208,6 +208,31 @@ export async function history(db: Db, entityId: number, conversationId: number, 
     .limit(limit);
 }
 
+/** Up to `limit` messages of the conversation newer than (ms, id), oldest first (the history's `around`). */
+export async function historyNewer(db: Db, entityId: number, conversationId: number, limit: number, after: { ms: number; id: number }): Promise<MessageRow[]> {
+  return db
+    .select()
+    .from(message)
+    .where(
+      and(
+        eq(message.entityId, entityId),
+        eq(message.conversationId, conversationId),
+        or(gt(message.occurredAtMs, after.ms), and(eq(message.occurredAtMs, after.ms), gt(message.id, after.id))),
+      ),
+    )
+    .orderBy(message.occurredAtMs, message.id)
+    .limit(limit);
+}
+
+/** The history key of message `id` when it belongs to the conversation. */
+export async function messageKey(db: Db, entityId: number, conversationId: number, id: number): Promise<{ ms: number; id: number } | undefined> {
+  const [row] = await db
+    .select({ ms: message.occurredAtMs, id: message.id })
+    .from(message)
+    .where(and(eq(message.entityId, entityId), eq(message.conversationId, conversationId), eq(message.id, id)));
+  return row;
+}
+
 /** How an event names its conversation: directly, by the chat of an inbound message, or by the contact (its latest conversation). */
 export type ConversationRef = { conversationId: number } | { entityChannelAccountId: number; externalChatId: string } | { contactId: number };
 

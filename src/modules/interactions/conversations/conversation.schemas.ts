@@ -122,6 +122,14 @@ export const ConversationListResponse = Type.Object({ data: Type.Array(Conversat
 export const HistoryQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  around: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2147483647,
+      description:
+        'A message id of the conversation (a search result): the page holds it, up to half the page of newer messages above it and older ones below; `next_cursor` goes on to older ones. Not with `cursor`',
+    }),
+  ),
 });
 export const HistoryResponse = Type.Object({ data: Type.Array(MessageResponse), pagination: PageInfo });
 export { IdParams };

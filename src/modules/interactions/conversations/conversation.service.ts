@@ -6,9 +6,9 @@
 import type { Db } from '../../../db/client.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
-import { notFound } from '../../../platform/errors.js';
+import { notFound, validationFailed } from '../../../platform/errors.js';
 import * as repo from './conversation.repository.js';
-import { toConversationResponse, toMessageResponse } from './conversation.mapper.js';
+import { toConversationResponse, toMessageResponse, type MessageRow } from './conversation.mapper.js';
 import type {
   ConversationCountsQuery,
   ConversationCountsResponse,
@@ -34,7 +34,15 @@ export interface ConversationService {
   /** The inbox tab badges: conversations per status assigned to the caller, unassigned (or queued), and all, under the list's filters. */
   counts(p: Principal, q: ConversationCountsQuery): Promise<ConversationCountsResponse>;
   get(p: Principal, id: number): Promise<ConversationResponse>;
-  history(p: Principal, id: number, q: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<MessageResponse>>;
+  /**
+   * Newest first; `around` (a message id of the conversation, not with `cursor`) starts the page up to half a page
+   * above that message. 404 when the message is not the conversation's, 400 `validation_failed` with both.
+   */
+  history(
+    p: Principal,
+    id: number,
+    q: { limit?: number | undefined; cursor?: string | undefined; around?: number | undefined },
+  ): Promise<Page<MessageResponse>>;
   setNotes(p: Actor, id: number, notes: string): Promise<ConversationResponse>;
   /** Appends `line` to the workspace notes unless they already end with it (a repeated workflow step adds nothing). */
   appendNote(p: Actor, id: number, line: string): Promise<ConversationResponse>;
@@ -111,8 +119,21 @@ export function createConversationService(deps: {
     async history(p, id, q) {
       await load(p, id);
       const limit = q.limit ?? 50;
-      const before = decodeCursor(q.cursor);
-      const rows = await repo.history(db, p.entityId, id, limit + 1, before ? { ms: before.key, id: before.id } : undefined);
+      let newer: MessageRow[] = [];
+      let before: { ms: number; id: number } | undefined;
+      if (q.around !== undefined) {
+        if (q.cursor !== undefined) throw validationFailed([{ field: '/querystring/around', message: 'is not allowed with cursor' }]);
+        const key = await repo.messageKey(db, p.entityId, id, q.around);
+        if (!key) throw notFound('message', q.around);
+        newer = (await repo.historyNewer(db, p.entityId, id, Math.floor(limit / 2), key)).reverse();
+        // The message itself opens the older part: the keyset is exclusive, so start just above it.
+        before = { ms: key.ms, id: key.id + 1 };
+      } else {
+        const cursor = decodeCursor(q.cursor);
+        before = cursor ? { ms: cursor.key, id: cursor.id } : undefined;
+      }
+      const older = await repo.history(db, p.entityId, id, limit - newer.length + 1, before);
+      const rows = [...newer, ...older];
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       return {

@@ -11,7 +11,7 @@ export {
   wakeSnoozed,
 } from './conversation.repository.js';
 export { createConversationAudience } from './conversation-audience.js';
-export { mayAnswer, VIEW_ALL, viewerOf } from './conversation-visibility.js';
+export { mayAnswer, VIEW_ALL, viewerOf, visibleTo } from './conversation-visibility.js';
 export type { ConversationViewer, ViewerSource } from './conversation-visibility.js';
 export type { ConversationRef } from './conversation.repository.js';
 export { conversationRoutes } from './conversation.routes.js';

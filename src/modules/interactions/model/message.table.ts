@@ -1,4 +1,4 @@
-import { idColumn, timestampColumn } from '../../../db/columns.js';
+import { idColumn, timestampColumn, tsvector } from '../../../db/columns.js';
 import { entityIdColumn } from '../../identity/entity.table.js';
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
@@ -48,6 +48,11 @@ export const message = pgTable(
     /** Sort key for history: platform time in ms, then id. */
     occurredAtMs: bigint({ mode: 'number' }).notNull(),
     createdAt: timestampColumn(),
+    /**
+     * The text as full-text search reads it (issue 51, docs/decisions.md "Search"): accents folded, Spanish
+     * stems (`crm_spanish`, migration 0032). Generated, so every write path keeps it true.
+     */
+    searchVector: tsvector().generatedAlwaysAs(sql`to_tsvector('crm_spanish'::regconfig, coalesce("text", ''))`),
   },
   (t) => [
     uniqueIndex('message_entity_id_external_message_id_uq').on(t.entityId, t.externalMessageId),
@@ -60,5 +65,7 @@ export const message = pgTable(
     uniqueIndex('message_entity_id_client_message_id_uq')
       .on(t.entityId, t.clientMessageId)
       .where(sql`${t.clientMessageId} is not null`),
+    // Search (src/modules/search): words, prefixes and phrases of every message, without a date cap.
+    index('message_search_vector_idx').using('gin', t.searchVector),
   ],
 );
