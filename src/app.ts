@@ -38,6 +38,8 @@ import { registerPermissionsModule } from './modules/permissions/index.js';
 import { createIdentityService, registerIdentityModule } from './modules/identity/index.js';
 import { registerRecordsModule } from './modules/records/index.js';
 import { registerLabelsModule } from './modules/labels/index.js';
+import { registerAuditModule } from './modules/audit/index.js';
+import { requestContextPlugin } from './platform/http/request-context.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
@@ -269,12 +271,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     referrerPolicy: { policy: 'no-referrer' },
   });
   await app.register(authGuard, { authenticator: ctx.authenticator });
+  await app.register(requestContextPlugin);
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await registerRoutes(app, healthRoutes, { database: deps.database });
 
+  const audit = await registerAuditModule(app, ctx, { workers: deps.startQueue !== false });
   const erpModule = await registerErpSessionModule(app, ctx, identity);
   await registerPermissionsModule(app, ctx);
-  await registerIdentityModule(app, ctx);
+  await registerIdentityModule(app, ctx, audit);
   const catalog = await registerCatalogsModule(app, ctx, erpModule);
   const invoices = await registerInvoicesModule(app, ctx, erpModule, identity);
   const labels = await registerLabelsModule(app, ctx);
@@ -292,7 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       permissionsOf: async (m) => (await ctx.authenticator.principalFor(m.userId, m.entityId, m.clientKind))?.permissions,
     }),
   );
-  await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
+  await registerAuthModule(app, ctx, identity, audit, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
   await registerCommerceModule(
     app,
     ctx,

@@ -124,6 +124,7 @@ describe('permission resolution rules', () => {
       workflows: ['workflows.view', 'workflows.manage', 'workflows.execute'],
       conversaciones: ['conversations.view_all', 'conversations.reply_any', 'sla_policies.view', 'sla_policies.edit', 'reports.view', 'canned_replies.manage'],
       configuracion: ['labels.manage'],
+      administracion: ['audit.view', 'privacy.manage'],
     };
     expect([...ALL_PERMISSION_CODES].sort()).toEqual([...spec, ...Object.values(ours).flat()].sort());
     for (const [module, codes] of Object.entries(ours)) expect(PERMISSIONS.filter((p) => codes.includes(p.code)).every((p) => p.module === module)).toBe(true);

@@ -100,6 +100,9 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   def('canned_replies.manage', 'conversaciones', "Create, change and delete the queues' and the entity's canned replies"),
   // Labels (issue 49): every member reads the catalogue and labels what they may see or edit; this writes the catalogue.
   def('labels.manage', 'configuracion', "Create, rename, recolour and delete the entity's labels"),
+  // Trust (issue 54): reading the audit trail, and customers' requests to hand over or erase their data.
+  def('audit.view', 'administracion', "Read and export the entity's audit trail"),
+  def('privacy.manage', 'administracion', "Export or erase a customer's personal data; set the entity's retention policies", ['audit.view']),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);
