@@ -282,11 +282,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const catalog = await registerCatalogsModule(app, ctx, erpModule);
   const invoices = await registerInvoicesModule(app, ctx, erpModule, identity);
   const labels = await registerLabelsModule(app, ctx);
-  const records = await registerRecordsModule(app, ctx, identity, labels);
+  const records = await registerRecordsModule(app, ctx, identity, labels, audit);
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   const customFields = await registerCustomFieldsModule(app, ctx, media.service);
-  await registerCarteraModule(app, ctx, records);
-  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, customFields.texts, {
+  await registerCarteraModule(app, ctx, records, audit);
+  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, customFields.texts, audit, {
     workers: deps.startQueue !== false,
   });
   // Who hears which conversation on the sockets: members' current permissions (identity's resolution) and what they see (interactions).

@@ -10,6 +10,10 @@ import { createTestApp, type TestContext } from '../../helpers/test-app.js';
 import { bearer, login, makeEntity, makeMember, tokenFor, type Member } from '../../helpers/factories.js';
 import { CommandFailed, runCommand } from '../../../src/cli/index.js';
 import { createAuditService } from '../../../src/modules/audit/index.js';
+import { makeWebAccount } from '../../helpers/web-visitor.js';
+import { makeChannelAccount } from '../../helpers/conversation-factories.js';
+import { waitForConversation } from '../../helpers/interactions.js';
+import { whatsAppMessage } from '../../../sim/communications/payloads.js';
 
 interface Entry {
   id: number;
@@ -29,7 +33,7 @@ let admin: Member;
 let adminToken: string;
 let otherToken: string;
 
-const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, token: string, payload?: object, headers: Record<string, string> = {}) =>
+const call = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, token: string, payload?: object, headers: Record<string, string> = {}) =>
   t.app.inject({ method, url: `/api${url}`, headers: { ...bearer(token), ...headers }, ...(payload !== undefined ? { payload } : {}) });
 const entries = async (query: string, token = adminToken): Promise<Entry[]> => {
   const res = await call('GET', `/audit/entries?limit=200&${query}`, token);
@@ -45,7 +49,7 @@ const countOf = async (action: string, entityId: number | null = null) => {
 };
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ env: { COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS: 'ops-audit@example.com' } });
   e1 = (await makeEntity(t.database.db, 'Audited Company')).id;
   e2 = (await makeEntity(t.database.db, 'Audited elsewhere')).id;
   admin = await makeMember(t.database.db, {
@@ -60,7 +64,21 @@ beforeAll(async () => {
       'subscriptions.edit',
       'subscriptions.create',
       'leads.view',
+      'cartera.export_excel',
+      'cartera.leads_list.view',
+      'reports.view',
+      'entity_channel_accounts.view',
+      'entity_channel_accounts.create',
+      'entity_channel_accounts.edit',
+      'communications.command_palette.view',
+      'groups.create',
+      'leads.create',
+      'leads.edit',
+      'contacts.create',
+      'contacts.edit',
+      'conversations.view_all',
     ],
+    email: 'ops-audit@example.com',
   });
   adminToken = await tokenFor(t.app, admin);
   otherToken = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2, codes: ['audit.view'] }));
@@ -132,6 +150,87 @@ describe('audited actions', () => {
       action: 'subscription.update',
       diff: { before: { overrides: [] }, after: { overrides: [{ code: 'roles.view', effect: 'ALLOW' }] } },
     });
+  });
+
+  it('exports of the portfolio and of the reports: one entry each, naming format and filters', async () => {
+    const xlsx = await call('GET', '/cartera/export.xlsx?kind=lead&search=acme', adminToken);
+    expect(xlsx.statusCode, xlsx.body.slice(0, 200)).toBe(200);
+    const csv = await call('GET', '/interactions/reports/daily.csv?from=2026-01-01&to=2026-01-31&group_by=channel', adminToken);
+    expect(csv.statusCode, csv.body).toBe(200);
+    const [cartera, ...moreCartera] = await entries('action=cartera.export');
+    expect(moreCartera).toHaveLength(0);
+    expect(cartera!.diff).toEqual({ details: { kind: 'lead', format: 'xlsx', filters: { search: 'acme' } } });
+    const [report, ...moreReports] = await entries('action=report.export');
+    expect(moreReports).toHaveLength(0);
+    expect(report!.diff!.details).toMatchObject({ report: 'conversations.daily', format: 'csv', from: '2026-01-01', to: '2026-01-31', rows: 0 });
+  });
+
+  it('communications settings and website chat settings: one entry per change, secrets never written', async () => {
+    const put = await call('PUT', '/interactions/communications/config', adminToken, { api_key: 'super-secret-key-123', external_app_id: 'app-1' });
+    expect(put.statusCode, put.body).toBe(200);
+    const [config, ...more] = await entries('action=communications.');
+    expect(more).toHaveLength(0);
+    expect(config).toMatchObject({
+      action: 'communications.config.update',
+      diff: { before: { external_app_id: null, api_key: '[redacted]' }, after: { external_app_id: 'app-1', api_key: '[redacted]' } },
+    });
+    const web = await makeWebAccount(t.app, adminToken, { greeting_text: 'Hola' });
+    const rotated = await call('POST', `/entity-channel-accounts/${web.id}/web/identity-secret`, adminToken);
+    expect(rotated.statusCode).toBe(201);
+    const secret = rotated.json<{ identity_secret: string }>().identity_secret;
+    const webEntries = await entries(`action=web_chat.&target_id=${web.id}`);
+    expect(webEntries.map((e) => e.action)).toEqual(['web_chat.identity_secret.rotate', 'web_chat.settings.update']);
+    expect(webEntries[1]!.diff!.after).toMatchObject({ greeting_text: 'Hola' });
+    const everything = (await call('GET', '/audit/entries.csv', adminToken)).body;
+    expect(everything).not.toContain('super-secret-key-123');
+    expect(everything).not.toContain(secret);
+  });
+});
+
+describe('deleting contacts and leads', () => {
+  it('deletes a contact, then a lead with its contacts: one entry each naming no personal data; 404 elsewhere', async () => {
+    const group = (await call('POST', '/groups', adminToken, { name: 'Borrables' })).json<{ id: number }>();
+    const lead = (await call('POST', '/leads', adminToken, { group_id: group.id, name: 'Lead Borrable' })).json<{ id: number }>();
+    const contact = (
+      await call('POST', '/contacts', adminToken, { lead_id: lead.id, name: 'Ana Borrable', channels: [{ type: 'phone', identifier: '+50255501234' }] })
+    ).json<{ id: number }>();
+    const second = (await call('POST', '/contacts', adminToken, { lead_id: lead.id, name: 'Beto Borrable' })).json<{ id: number }>();
+    expect((await call('DELETE', `/contacts/${contact.id}`, otherToken)).statusCode).toBe(403);
+    const elsewhere = await tokenFor(t.app, await makeMember(t.database.db, { entityId: e2, codes: ['contacts.edit', 'leads.edit'] }));
+    expect((await call('DELETE', `/contacts/${contact.id}`, elsewhere)).statusCode).toBe(404);
+    expect((await call('DELETE', `/leads/${lead.id}`, elsewhere)).statusCode).toBe(404);
+    expect((await call('DELETE', `/contacts/${contact.id}`, adminToken)).statusCode).toBe(204);
+    expect((await call('GET', `/contacts/${contact.id}`, adminToken)).statusCode).toBe(404);
+    expect((await call('DELETE', `/contacts/${contact.id}`, adminToken)).statusCode).toBe(404);
+    // Its phone is free again.
+    expect(
+      (await call('POST', '/contacts', adminToken, { lead_id: lead.id, name: 'Otra', channels: [{ type: 'phone', identifier: '+50255501234' }] })).statusCode,
+    ).toBe(201);
+    expect((await call('DELETE', `/leads/${lead.id}`, adminToken)).statusCode).toBe(204);
+    expect((await call('GET', `/contacts/${second.id}`, adminToken)).statusCode).toBe(404);
+    const deletions = await entries('action=contact.delete');
+    expect(deletions).toHaveLength(1);
+    expect(deletions[0]).toMatchObject({ target: { type: 'contact', id: String(contact.id) }, diff: { details: { lead_id: lead.id, group_id: group.id } } });
+    const [leadEntry, ...more] = await entries('action=lead.delete');
+    expect(more).toHaveLength(0);
+    expect(leadEntry).toMatchObject({ target: { type: 'lead', id: String(lead.id) }, diff: { details: { contacts: 2 } } });
+    expect(JSON.stringify(await entries('action=lead.delete'))).not.toMatch(/Borrable|5550/);
+  });
+
+  it('refuses a contact or lead that a conversation names (409 record_in_use), and keeps everything', async () => {
+    await makeChannelAccount(t.database.db, { entityId: e1, externalAccountId: 'PN-AUDIT' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/interactions/webhooks/communications',
+      payload: whatsAppMessage({ phoneNumberId: 'PN-AUDIT' }, { from: '50255507777', name: 'Cliente Hablador', text: 'hola' }),
+    });
+    expect(res.statusCode).toBe(200);
+    await t.app.interactionsWorker.idle();
+    const conversation = (await waitForConversation(t.app, adminToken, '50255507777')) as unknown as { contact_id: number; lead_id: number };
+    expect((await call('DELETE', `/contacts/${conversation.contact_id}`, adminToken)).json()).toMatchObject({ status: 409, code: 'record_in_use' });
+    expect((await call('DELETE', `/leads/${conversation.lead_id}`, adminToken)).json()).toMatchObject({ status: 409, code: 'record_in_use' });
+    expect((await call('GET', `/contacts/${conversation.contact_id}`, adminToken)).statusCode).toBe(200);
+    expect(await entries(`action=lead.delete&target_id=${conversation.lead_id}`)).toEqual([]);
   });
 });
 
