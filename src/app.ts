@@ -41,6 +41,8 @@ import { registerLabelsModule } from './modules/labels/index.js';
 import { createApiKeys, registerApiKeysModule } from './modules/api-keys/index.js';
 import { createApiKeyLimit } from './platform/http/api-key-limit.js';
 import { registerSearchModule } from './modules/search/index.js';
+import { createAuditService, registerAuditModule } from './modules/audit/index.js';
+import { requestContextPlugin } from './platform/http/request-context.js';
 import { registerCustomFieldsModule } from './modules/custom-fields/index.js';
 import { registerCarteraModule } from './modules/cartera/index.js';
 import { createRealtimeGateway } from './platform/realtime/gateway.js';
@@ -156,7 +158,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const tokens = createTokenService(deps.secrets.jwtSecret);
   const identity = createIdentityService({ database: deps.database });
-  const apiKeys = createApiKeys({ db: deps.database.db, log: app.log });
+  // Created before the authenticator: API keys (read by it) audit their own administration.
+  const audit = createAuditService({ db: deps.database.db });
+  const apiKeys = createApiKeys({ db: deps.database.db, log: app.log, audit });
   const authenticator = createAuthenticator({ principals: identity.principals, tokens, apiKeys: apiKeys.loader });
   const queue = createQueue(deps.database, app.log, {
     runWorkers: deps.startQueue !== false,
@@ -278,21 +282,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     authenticator: ctx.authenticator,
     apiKeyLimit: createApiKeyLimit({ ...config.apiKeyRateLimit, redis: deps.redis, prefix: config.redisKeyPrefix }),
   });
+  await app.register(requestContextPlugin);
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await registerRoutes(app, healthRoutes, { database: deps.database });
 
+  await registerAuditModule(app, ctx, audit, { workers: deps.startQueue !== false });
   const erpModule = await registerErpSessionModule(app, ctx, identity);
   await registerPermissionsModule(app, ctx);
-  await registerIdentityModule(app, ctx);
+  await registerIdentityModule(app, ctx, audit);
   await registerApiKeysModule(app, ctx, apiKeys);
   const catalog = await registerCatalogsModule(app, ctx, erpModule);
   const invoices = await registerInvoicesModule(app, ctx, erpModule, identity);
   const labels = await registerLabelsModule(app, ctx);
-  const records = await registerRecordsModule(app, ctx, identity, labels);
+  const records = await registerRecordsModule(app, ctx, identity, labels, audit);
   const media = await registerMediaModule(app, ctx, { workers: deps.startQueue !== false });
   const customFields = await registerCustomFieldsModule(app, ctx, media.service);
-  await registerCarteraModule(app, ctx, records);
-  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, customFields.texts, {
+  await registerCarteraModule(app, ctx, records, audit);
+  const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, customFields.texts, audit, {
     workers: deps.startQueue !== false,
   });
   // Who hears which conversation on the sockets: members' current permissions (identity's resolution) and what they see (interactions).
@@ -303,7 +309,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   );
   await registerSearchModule(app, { conversations: interactions.search, records: records.search, labels });
-  await registerAuthModule(app, ctx, identity, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
+  await registerAuthModule(app, ctx, identity, audit, erpModule.sessions, (e) => interactions.communications.afterAuthenticated(e.entityId));
   await registerCommerceModule(
     app,
     ctx,
@@ -319,7 +325,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await registerImportsModule(app, ctx, { media, records: records.imports, workers: deps.startQueue !== false });
   await registerFormsModule(app, ctx);
   await registerPaymentsModule(app, ctx);
-  await registerWebhooksModule(app, ctx, { workers: deps.startQueue !== false });
+  await registerWebhooksModule(app, ctx, { workers: deps.startQueue !== false, audit });
 
   if (deps.startQueue !== false) app.addHook('onReady', async () => ctx.queue.start());
   // Also without workers: modules that defined queues started pg-boss (schema, enqueueing).

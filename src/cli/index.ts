@@ -12,6 +12,7 @@
  *   lead-sellers:rebuild --entity 3   (after assignments or leads were written with SQL, around the service)
  *   cartera:rebuild --entity 3        (after rows were written with the database's triggers disabled, e.g. a restore)
  *   webhooks listen --secret whsec_... [--port 4400] [--host 127.0.0.1]   (prints deliveries, verified; src/cli/webhooks-listen.ts)
+ *   audit verify [--entity 3]         (checks the audit trail's hash chains; exit status 1 naming each edited or removed entry)
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
@@ -20,11 +21,15 @@ import type { Db } from '../db/client.js';
 import { createDirectoryService, type DirectoryService } from '../modules/identity/index.js';
 import { rebuildLeadSellers } from '../modules/records/index.js';
 import { rebuildCarteraItems } from '../modules/cartera/index.js';
+import { createAuditService } from '../modules/audit/index.js';
 import { AppError } from '../platform/errors.js';
 import { passwordProblem } from '../platform/auth/password.js';
 import { listenForWebhooks } from './webhooks-listen.js';
 
 class UsageError extends Error {}
+
+/** A command that ran and found something wrong (exit status 1): `audit verify` finding a broken chain. */
+export class CommandFailed extends Error {}
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -51,8 +56,9 @@ async function userIdByEmail(dir: DirectoryService, email: string): Promise<numb
 
 /** Runs one command; returns the line to print. */
 export async function runCommand(db: Db, command: string, args: string[]): Promise<string> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
+    allowPositionals: true,
     options: {
       name: { type: 'string' },
       id: { type: 'string' },
@@ -143,6 +149,15 @@ export async function runCommand(db: Db, command: string, args: string[]): Promi
       const count = await rebuildCarteraItems(db, entityId);
       return `entity ${entityId}: cartera rows rebuilt (${count} leads)`;
     }
+    case 'audit': {
+      if (positionals[0] !== 'verify') throw new UsageError('usage: audit verify [--entity N]');
+      const entityId = int(values.entity, 'entity') ?? null;
+      const { checked, breaks } = await createAuditService({ db }).verify(entityId);
+      const scope = entityId === null ? 'every chain' : `entity ${entityId}`;
+      if (breaks.length === 0) return `audit trail intact: ${checked} entries checked (${scope})`;
+      const lines = breaks.map((b) => `  chain ${b.chainKey} seq ${b.seq}${b.entryId === null ? '' : ` (entry ${b.entryId})`}: ${b.problem}`);
+      throw new CommandFailed(`audit trail BROKEN: ${breaks.length} problem(s) in ${checked} entries (${scope})\n${lines.join('\n')}`);
+    }
     default:
       throw new UsageError(`unknown command ${command || '(none)'}`);
   }
@@ -172,7 +187,10 @@ if (isMain) {
   try {
     console.log(await runCommand(database.db, command, rest));
   } catch (err) {
-    if (err instanceof UsageError || err instanceof AppError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof CommandFailed) {
+      console.error(err.message);
+      process.exitCode = 1;
+    } else if (err instanceof UsageError || err instanceof AppError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`error: ${(err as Error).message}\nsee the header of src/cli/index.ts for the commands`);
       process.exitCode = 2;
     } else {

@@ -10,3 +10,14 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   }
   return false;
 }
+
+/** True when `err` (or its cause chain) is a foreign key violation (SQLSTATE 23503): a row still referenced, or a reference to none. */
+export function isForeignKeyViolation(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const e = current as { code?: unknown; cause?: unknown };
+    if (e.code === '23503') return true;
+    current = e.cause;
+  }
+  return false;
+}

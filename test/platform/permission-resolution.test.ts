@@ -125,7 +125,7 @@ describe('permission resolution rules', () => {
       conversaciones: ['conversations.view_all', 'conversations.reply_any', 'sla_policies.view', 'sla_policies.edit', 'reports.view', 'canned_replies.manage'],
       configuracion: ['labels.manage'],
       registros: ['imports.run'],
-      administracion: ['api_keys.manage', 'webhooks.manage'],
+      administracion: ['api_keys.manage', 'webhooks.manage', 'audit.view', 'privacy.manage'],
     };
     expect([...ALL_PERMISSION_CODES].sort()).toEqual([...spec, ...Object.values(ours).flat()].sort());
     for (const [module, codes] of Object.entries(ours)) expect(PERMISSIONS.filter((p) => codes.includes(p.code)).every((p) => p.module === module)).toBe(true);

@@ -15,6 +15,7 @@ import type { Db } from '../../db/client.js';
 import type { ApiKeyLoader, Principal } from '../../platform/auth/authenticator.js';
 import { badRequest, forbidden, notFound, unprocessable } from '../../platform/errors.js';
 import { isPermissionCode, withImplications } from '../../platform/permissions/catalog.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
 import * as repo from './api-key.repository.js';
 import type { ApiKeyPolicyBody, ApiKeyResponse, CreateApiKeyBody, CreatedApiKeyResponse } from './api-key.schemas.js';
 
@@ -64,7 +65,8 @@ function toResponse(r: repo.ApiKeyRow): ApiKeyResponse {
   };
 }
 
-export function createApiKeys(deps: { db: Db; log: Pick<FastifyBaseLogger, 'warn'> }): ApiKeys {
+/** `audit`: creating and revoking keys and changing the policy are audited (issue 54); the secret never enters the trail. */
+export function createApiKeys(deps: { db: Db; log: Pick<FastifyBaseLogger, 'warn'>; audit: AuditTrail }): ApiKeys {
   const { db } = deps;
   const lastWritten = new Map<number, number>();
 
@@ -100,25 +102,50 @@ export function createApiKeys(deps: { db: Db; log: Pick<FastifyBaseLogger, 'warn
         throw forbidden('api_key_exceeds_creator', `A key cannot hold codes its creator lacks: ${beyond.join(', ')}`, { permissions: beyond });
       const expiresAt = await expiryOf(p, body.expires_at);
       const secret = `crm_${randomBytes(32).toString('base64url')}`;
-      const row = await repo.insertApiKey(db, {
-        entityId: p.entityId,
-        name: body.name.trim(),
-        prefix: secret.slice(0, PREFIX_LENGTH),
-        secretHash: hashApiKeySecret(secret),
-        codes,
-        createdByUserId: p.userId,
-        expiresAt,
+      const row = await db.transaction(async (tx) => {
+        const created = await repo.insertApiKey(tx, {
+          entityId: p.entityId,
+          name: body.name.trim(),
+          prefix: secret.slice(0, PREFIX_LENGTH),
+          secretHash: hashApiKeySecret(secret),
+          codes,
+          createdByUserId: p.userId,
+          expiresAt,
+        });
+        await deps.audit.record(tx, {
+          entityId: p.entityId,
+          actor: actorOf(p),
+          action: 'api_key.create',
+          target: { type: 'api_key', id: created.id },
+          after: { name: created.name, permissions: created.codes, expires_at: created.expiresAt?.toISOString() ?? null },
+        });
+        return created;
       });
       return { ...toResponse(row), secret };
     },
     async revoke(p, id) {
-      const row = await repo.revokeApiKey(db, p.entityId, id, new Date());
-      if (!row) throw notFound('api key', id);
+      const row = await db.transaction(async (tx) => {
+        const revoked = await repo.revokeApiKey(tx, p.entityId, id, new Date());
+        if (!revoked) throw notFound('api key', id);
+        await deps.audit.record(tx, { entityId: p.entityId, actor: actorOf(p), action: 'api_key.revoke', target: { type: 'api_key', id } });
+        return revoked;
+      });
       return toResponse(row);
     },
     policy: (p) => repo.findPolicy(db, p.entityId).then((r) => ({ allow_non_expiring: r.allowNonExpiring })),
     async setPolicy(p, body) {
-      await repo.upsertPolicy(db, p.entityId, body.allow_non_expiring);
+      await db.transaction(async (tx) => {
+        const before = await repo.findPolicy(tx, p.entityId);
+        await repo.upsertPolicy(tx, p.entityId, body.allow_non_expiring);
+        await deps.audit.record(tx, {
+          entityId: p.entityId,
+          actor: actorOf(p),
+          action: 'api_key_policy.update',
+          target: { type: 'entity', id: p.entityId },
+          before: { allow_non_expiring: before.allowNonExpiring },
+          after: { allow_non_expiring: body.allow_non_expiring },
+        });
+      });
       return body;
     },
     loader: {

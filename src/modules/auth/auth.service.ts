@@ -10,6 +10,9 @@ import { badRequest, forbidden, unauthorized } from '../../platform/errors.js';
 import { missingErpSession, type ErpSessionSnapshot } from '../erp-session/index.js';
 import type { LoginBody, MyEntitiesResponse, TokenResponse } from './auth.schemas.js';
 import type { IdentityService } from '../identity/index.js';
+import type { AuditTrail } from '../audit/index.js';
+import type { Db } from '../../db/client.js';
+import { AppError } from '../../platform/errors.js';
 
 const WEB_CLIENT_KIND = 'web';
 
@@ -62,6 +65,8 @@ export interface AuthServiceDeps {
   allowFirstLoginPasswordBootstrap?: boolean;
   onAuthenticated?: AuthenticatedHook;
   log?: { warn(obj: object, msg: string): void };
+  /** Records each login, successful or refused (issue 54), on `db`. */
+  audit?: { trail: AuditTrail; db: Db };
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
@@ -105,61 +110,95 @@ export function createAuthService(deps: AuthServiceDeps) {
      * confirms the user (docs/decisions.md).
      */
     async login(body: LoginBody): Promise<TokenResponse> {
-      const user = await deps.identity.findUserByEmail(body.email);
-      const invalid = () => unauthorized('invalid_credentials', 'E-mail or password is incorrect');
-      const erpInput = { email: body.email, password: body.password, erpAccessToken: body.erp_access_token };
-      let erpLogin: Awaited<ReturnType<ErpLoginBridge['loginCredentials']>> | undefined;
-      if (user && user.passwordHash === null && deps.allowFirstLoginPasswordBootstrap && deps.erp) {
-        // The same argon2 work as a user with a password, so that the answer's time does not tell which users have none.
-        await verifyPassword(null, body.password);
-        erpLogin = await deps.erp.loginCredentials(erpInput);
-        if (!erpLogin.creds) throw invalid();
-        if (body.password.length < BOOTSTRAP_MIN_PASSWORD_LENGTH) {
-          throw badRequest('password_too_short', `The first password must have at least ${BOOTSTRAP_MIN_PASSWORD_LENGTH} characters`);
+      if (!deps.audit) return login(body);
+      const { trail, db } = deps.audit;
+      let response: TokenResponse;
+      try {
+        response = await login(body);
+      } catch (err) {
+        if (err instanceof AppError && err.status < 500) {
+          // A refused login is recorded in the entity's chain when the address is a member of it, else outside any
+          // entity (docs/privacy.md): the attempted address is kept, the password never.
+          const user = await deps.identity.findUserByEmail(body.email);
+          const member = user !== undefined && (await deps.identity.memberships(user.id)).some((m) => m.entityId === body.entity_id);
+          await trail.record(db, {
+            entityId: member ? body.entity_id : null,
+            actor: { kind: 'user', userId: user?.id ?? null, employeeId: null },
+            action: 'auth.login_failed',
+            target: user ? { type: 'app_user', id: user.id } : undefined,
+            details: { email: body.email.toLowerCase(), entity_id: body.entity_id, code: err.code },
+          });
         }
-        if (body.password.length > MAX_PASSWORD_LENGTH)
-          throw badRequest('password_too_long', `The first password must have at most ${MAX_PASSWORD_LENGTH} characters`);
-        await deps.identity.setPasswordHash(user.id, await hashPassword(body.password));
-      } else {
-        const ok = await verifyPassword(user?.passwordHash, body.password);
-        if (!user || !ok) throw invalid();
-        erpLogin = deps.erp ? await deps.erp.loginCredentials(erpInput) : undefined;
+        throw err;
       }
-      if (deps.erp && erpLogin?.creds) await deps.erp.reconcileMemberships({ id: user.id, name: user.name }, erpLogin.creds);
-      const principal = await deps.authenticator.principalFor(user.id, body.entity_id, WEB_CLIENT_KIND);
-      if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${body.entity_id}`);
-      const scope = { userId: user.id, entityId: body.entity_id, clientKind: WEB_CLIENT_KIND };
-      const erpSession = deps.erp
-        ? await deps.erp.reconcileAtLogin(scope, erpLogin?.creds, erpLogin?.reachable === false)
-        : missingErpSession(body.entity_id, WEB_CLIENT_KIND);
-      const response = await issueToken(user.id, user.name, body.entity_id, WEB_CLIENT_KIND, erpSession);
-      await afterAuthenticated({ ...scope, reason: 'login' });
+      await trail.record(db, {
+        entityId: response.user.entity_id,
+        actor: { kind: 'user', userId: response.user.id, employeeId: response.user.employee_id },
+        action: 'auth.login',
+        target: { type: 'app_user', id: response.user.id },
+      });
       return response;
     },
 
-    /** POST /api/auth/change-entity: a new token for another entity, with that entity's ERP session reconciled. */
-    async changeEntity(caller: Principal, entityId: number): Promise<TokenResponse> {
-      const user = await deps.identity.findUserById(caller.userId);
-      if (!user) throw unauthorized('invalid_token', 'The user no longer exists');
-      const principal = await deps.authenticator.principalFor(user.id, entityId, caller.clientKind);
-      if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${entityId}`);
-      const to = { userId: user.id, entityId, clientKind: caller.clientKind };
-      const erpSession = deps.erp
-        ? await deps.erp.reconcileOnEntitySwitch({ userId: user.id, entityId: caller.entityId, clientKind: caller.clientKind }, to)
-        : missingErpSession(entityId, caller.clientKind);
-      const response = await issueToken(user.id, user.name, entityId, caller.clientKind, erpSession);
-      await afterAuthenticated({ ...to, reason: 'change_entity' });
-      return response;
-    },
-
-    /** GET /api/auth/my-entities. */
-    async myEntities(caller: Principal): Promise<MyEntitiesResponse> {
-      const rows = await deps.identity.memberships(caller.userId);
-      return {
-        data: rows.map((r) => ({ id: r.entityId, name: r.name, logo_url: r.logoUrl, employee_id: r.employeeId, active: r.entityId === caller.entityId })),
-      };
-    },
+    changeEntity,
+    myEntities,
   };
+
+  async function login(body: LoginBody): Promise<TokenResponse> {
+    const user = await deps.identity.findUserByEmail(body.email);
+    const invalid = () => unauthorized('invalid_credentials', 'E-mail or password is incorrect');
+    const erpInput = { email: body.email, password: body.password, erpAccessToken: body.erp_access_token };
+    let erpLogin: Awaited<ReturnType<ErpLoginBridge['loginCredentials']>> | undefined;
+    if (user && user.passwordHash === null && deps.allowFirstLoginPasswordBootstrap && deps.erp) {
+      // The same argon2 work as a user with a password, so that the answer's time does not tell which users have none.
+      await verifyPassword(null, body.password);
+      erpLogin = await deps.erp.loginCredentials(erpInput);
+      if (!erpLogin.creds) throw invalid();
+      if (body.password.length < BOOTSTRAP_MIN_PASSWORD_LENGTH) {
+        throw badRequest('password_too_short', `The first password must have at least ${BOOTSTRAP_MIN_PASSWORD_LENGTH} characters`);
+      }
+      if (body.password.length > MAX_PASSWORD_LENGTH)
+        throw badRequest('password_too_long', `The first password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+      await deps.identity.setPasswordHash(user.id, await hashPassword(body.password));
+    } else {
+      const ok = await verifyPassword(user?.passwordHash, body.password);
+      if (!user || !ok) throw invalid();
+      erpLogin = deps.erp ? await deps.erp.loginCredentials(erpInput) : undefined;
+    }
+    if (deps.erp && erpLogin?.creds) await deps.erp.reconcileMemberships({ id: user.id, name: user.name }, erpLogin.creds);
+    const principal = await deps.authenticator.principalFor(user.id, body.entity_id, WEB_CLIENT_KIND);
+    if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${body.entity_id}`);
+    const scope = { userId: user.id, entityId: body.entity_id, clientKind: WEB_CLIENT_KIND };
+    const erpSession = deps.erp
+      ? await deps.erp.reconcileAtLogin(scope, erpLogin?.creds, erpLogin?.reachable === false)
+      : missingErpSession(body.entity_id, WEB_CLIENT_KIND);
+    const response = await issueToken(user.id, user.name, body.entity_id, WEB_CLIENT_KIND, erpSession);
+    await afterAuthenticated({ ...scope, reason: 'login' });
+    return response;
+  }
+
+  /** POST /api/auth/change-entity: a new token for another entity, with that entity's ERP session reconciled. */
+  async function changeEntity(caller: Principal, entityId: number): Promise<TokenResponse> {
+    const user = await deps.identity.findUserById(caller.userId);
+    if (!user) throw unauthorized('invalid_token', 'The user no longer exists');
+    const principal = await deps.authenticator.principalFor(user.id, entityId, caller.clientKind);
+    if (!principal) throw forbidden('entity_not_allowed', `You are not a member of entity ${entityId}`);
+    const to = { userId: user.id, entityId, clientKind: caller.clientKind };
+    const erpSession = deps.erp
+      ? await deps.erp.reconcileOnEntitySwitch({ userId: user.id, entityId: caller.entityId, clientKind: caller.clientKind }, to)
+      : missingErpSession(entityId, caller.clientKind);
+    const response = await issueToken(user.id, user.name, entityId, caller.clientKind, erpSession);
+    await afterAuthenticated({ ...to, reason: 'change_entity' });
+    return response;
+  }
+
+  /** GET /api/auth/my-entities. */
+  async function myEntities(caller: Principal): Promise<MyEntitiesResponse> {
+    const rows = await deps.identity.memberships(caller.userId);
+    return {
+      data: rows.map((r) => ({ id: r.entityId, name: r.name, logo_url: r.logoUrl, employee_id: r.employeeId, active: r.entityId === caller.entityId })),
+    };
+  }
 }
 export type AuthService = ReturnType<typeof createAuthService>;
 

@@ -4,6 +4,7 @@ import { createLoginThrottle } from '../../platform/http/login-throttle.js';
 import { authRoutes } from './auth.routes.js';
 import { createAuthService, type AuthenticatedHook, type AuthService, type ErpLoginBridge } from './auth.service.js';
 import type { IdentityService } from '../identity/index.js';
+import type { AuditTrail } from '../audit/index.js';
 import { registerRoutes } from '../../platform/http/dual-prefix.js';
 
 /**
@@ -15,6 +16,7 @@ export async function registerAuthModule(
   app: FastifyInstance,
   ctx: AppContext,
   identity: IdentityService,
+  audit: AuditTrail,
   erp?: ErpLoginBridge,
   onAuthenticated?: AuthenticatedHook,
 ): Promise<AuthService> {
@@ -26,6 +28,7 @@ export async function registerAuthModule(
     allowFirstLoginPasswordBootstrap: ctx.config.auth.allowFirstLoginPasswordBootstrap,
     ...(onAuthenticated ? { onAuthenticated } : {}),
     log: ctx.log,
+    audit: { trail: audit, db: ctx.db },
   });
   await registerRoutes(app, authRoutes, { prefix: '/api/auth', service, throttle: createLoginThrottle({ ...ctx.config.loginRateLimit, redis: ctx.redis }) });
   return service;

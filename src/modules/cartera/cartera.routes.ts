@@ -79,6 +79,8 @@ export const carteraRoutes: FastifyPluginAsyncTypebox<{ service: CarteraService;
     },
     async (request, reply) => {
       const caller = principalOf(request);
+      const { kind, ...filters } = request.query;
+      await service.exporting(caller, kind, filters);
       const stream = streamCarteraXlsx(database, caller.entityId, filterOf(request.query.kind, request.query), request.log);
       return reply.type(XLSX).header('content-disposition', `attachment; filename="cartera-${request.query.kind}s.xlsx"`).send(stream);
     },

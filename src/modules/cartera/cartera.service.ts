@@ -12,6 +12,8 @@ import { createCappedCounts } from '../../db/paging.js';
 import { notFound } from '../../platform/errors.js';
 import { countCapFor, pageText } from '../../platform/http/pagination.js';
 import type { LeadService } from '../records/index.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
+import type { Db } from '../../db/client.js';
 import { countCartera, selectCartera, selectCarteraDetail, type CarteraFilter, type CarteraKind } from './cartera.repository.js';
 import type { CarteraDetailPatch, CarteraItem, CarteraListQuery } from './cartera.schemas.js';
 
@@ -26,7 +28,8 @@ export function filterOf(kind: CarteraKind, q: Omit<Partial<CarteraListQuery>, '
 }
 
 /** `database` runs the view's statements as named prepared statements. */
-export function createCarteraService(deps: { database: PreparedRunner; leads: LeadService }) {
+/** `audit` records each export of the portfolio (issue 54). */
+export function createCarteraService(deps: { database: PreparedRunner; leads: LeadService; audit: AuditTrail; db: Db }) {
   const { database, leads } = deps;
   const cappedCounts = createCappedCounts();
 
@@ -39,6 +42,15 @@ export function createCarteraService(deps: { database: PreparedRunner; leads: Le
   }
 
   return {
+    /** Records an export of the portfolio (its kind and filters) before it is streamed: one audit entry. */
+    async exporting(caller: Principal, kind: CarteraKind, filters: Record<string, unknown>): Promise<void> {
+      await deps.audit.record(deps.db, {
+        entityId: caller.entityId,
+        actor: actorOf(caller),
+        action: 'cartera.export',
+        details: { kind, format: 'xlsx', filters },
+      });
+    },
     /**
      * The page of `CarteraItem<K>` as its response body (`{ data, pagination }`, JSON text). The page
      * statement reads the caller's principal along, and nothing of the page is answered before it is

@@ -3,6 +3,7 @@
  * the platform use `IdentityService`; the CLI and the demo seed use the trusted `DirectoryService`.
  */
 import type { FastifyInstance } from 'fastify';
+import type { AuditTrail } from '../audit/index.js';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import { roleRoutes } from './role.routes.js';
@@ -18,8 +19,8 @@ export { principalAlong } from './principal.sql.js';
 export { seedIdentityDemo, type IdentityDemo } from './demo.seed.js';
 
 /** Registers `/api/roles`, `/api/subscriptions` and `/employees` (bare and under `/api`). */
-export async function registerIdentityModule(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  await registerRoutes(app, roleRoutes, { prefix: '/api/roles', service: createRoleService({ db: ctx.db }) });
-  await registerRoutes(app, subscriptionRoutes, { prefix: '/api/subscriptions', service: createSubscriptionService({ db: ctx.db }) });
+export async function registerIdentityModule(app: FastifyInstance, ctx: AppContext, audit: AuditTrail): Promise<void> {
+  await registerRoutes(app, roleRoutes, { prefix: '/api/roles', service: createRoleService({ db: ctx.db, audit }) });
+  await registerRoutes(app, subscriptionRoutes, { prefix: '/api/subscriptions', service: createSubscriptionService({ db: ctx.db, audit }) });
   await registerBareAndApi(app, employeeRoutes, { service: createEmployeeService({ db: ctx.db }) });
 }

@@ -9,6 +9,7 @@ import type { CreateRoleBody, RoleResponse, UpdateRoleBody } from './role.schema
 import { findRole, findRoleByName, insertRole, listRoles, setRolePermissions, updateRole, type RoleRow } from './role.repository.js';
 import { assertCanGrant, assertKnownCodes, assertNotOwnRole, assertSuperAdmin, isSuperAdminRole } from './admin.rules.js';
 import { transaction } from '../../platform/transactions/transaction.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
 
 function toRoleResponse(row: RoleRow): RoleResponse {
   return {
@@ -22,8 +23,9 @@ function toRoleResponse(row: RoleRow): RoleResponse {
   };
 }
 
-export function createRoleService(deps: { db: Db }) {
-  const { db } = deps;
+/** `audit` records role creations and changes (issue 54), in their transaction. */
+export function createRoleService(deps: { db: Db; audit: AuditTrail }) {
+  const { db, audit } = deps;
 
   async function get(caller: Principal, id: number): Promise<RoleResponse> {
     const row = await findRole(db, caller.entityId, id);
@@ -44,9 +46,17 @@ export function createRoleService(deps: { db: Db }) {
       if (global || isSuperAdminRole(body.name)) assertSuperAdmin(caller, 'create a global or super_admin role');
       const entityId = global ? null : caller.entityId;
       if (await findRoleByName(db, entityId, body.name)) throw conflict('already_exists', `A role named ${body.name} already exists`);
-      const row = await transaction(db, async ({ tx }) =>
-        insertRole(tx, { entityId, name: body.name, description: body.description ?? null }, body.permissions),
-      );
+      const row = await transaction(db, async ({ tx }) => {
+        const inserted = await insertRole(tx, { entityId, name: body.name, description: body.description ?? null }, body.permissions);
+        await audit.record(tx, {
+          entityId: caller.entityId,
+          actor: actorOf(caller),
+          action: 'role.create',
+          target: { type: 'role', id: inserted.id },
+          after: { name: body.name, description: body.description ?? null, scope: global ? 'global' : 'entity', permissions: [...body.permissions].sort() },
+        });
+        return inserted;
+      });
       return get(caller, row.id);
     },
 
@@ -71,6 +81,9 @@ export function createRoleService(deps: { db: Db }) {
         };
         await updateRole(tx, id, fields);
         if (body.permissions) await setRolePermissions(tx, id, body.permissions);
+        const before = { name: existing.name, description: existing.description, permissions: [...existing.permissions].sort() };
+        const after = { ...before, ...fields, ...(body.permissions ? { permissions: [...new Set(body.permissions)].sort() } : {}) };
+        await audit.record(tx, { entityId: caller.entityId, actor: actorOf(caller), action: 'role.update', target: { type: 'role', id }, before, after });
       });
       return get(caller, id);
     },

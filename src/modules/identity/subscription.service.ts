@@ -20,6 +20,7 @@ import {
 } from './subscription.repository.js';
 import { findEmployeeInEntity, findEmployeeOfUser } from './membership.repository.js';
 import { transaction } from '../../platform/transactions/transaction.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
 
 function toSubscriptionResponse(row: SubscriptionRow): SubscriptionResponse {
   return {
@@ -53,8 +54,9 @@ function validateOverrides(caller: Principal, overrides: OverrideInput[]): void 
   if (errors.length > 0) throw validationFailed(errors);
 }
 
-export function createSubscriptionService(deps: { db: Db }) {
-  const { db } = deps;
+/** `audit` records subscription and override changes (issue 54), in their transaction. */
+export function createSubscriptionService(deps: { db: Db; audit: AuditTrail }) {
+  const { db, audit } = deps;
 
   async function get(caller: Principal, id: number): Promise<SubscriptionResponse> {
     const [row] = await listSubscriptions(db, caller.entityId, { includeGlobal: caller.resolution.superAdmin, id });
@@ -119,6 +121,13 @@ export function createSubscriptionService(deps: { db: Db }) {
             roleId: body.role_id,
           });
           await replaceOverrides(tx, newId, overrides);
+          await audit.record(tx, {
+            entityId: caller.entityId,
+            actor: actorOf(caller),
+            action: 'subscription.create',
+            target: { type: 'subscription', id: newId },
+            after: { employee_id: subject.employeeId, user_id: subject.userId, scope: global ? 'global' : 'entity', role_id: body.role_id, overrides },
+          });
           return newId;
         });
         return await get(caller, id);
@@ -139,6 +148,16 @@ export function createSubscriptionService(deps: { db: Db }) {
       await transaction(db, async ({ tx }) => {
         if (body.role_id !== undefined) await updateSubscriptionRole(tx, id, body.role_id);
         if (body.overrides) await replaceOverrides(tx, id, body.overrides);
+        const before = { role_id: current.role.id, overrides: current.overrides };
+        const after = { role_id: body.role_id ?? current.role.id, overrides: body.overrides ?? current.overrides };
+        await audit.record(tx, {
+          entityId: caller.entityId,
+          actor: actorOf(caller),
+          action: 'subscription.update',
+          target: { type: 'subscription', id },
+          before,
+          after,
+        });
       });
       return get(caller, id);
     },

@@ -3,6 +3,7 @@
  * "Interactions in rooms") are composed here; other modules see only what this file exports.
  */
 import type { FastifyInstance } from 'fastify';
+import type { AuditTrail } from '../audit/index.js';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import { createGuardedFetch } from '../../platform/http/outbound.js';
@@ -20,6 +21,7 @@ import {
   configuredEntityIds,
   createCommunicationsConfigService,
   createCommunicationsOperations,
+  operatorCommands,
   type CommunicationsOperations,
 } from './communications/index.js';
 import { conversationRoutes, createConversationService } from './conversations/index.js';
@@ -71,6 +73,7 @@ export async function registerInteractionsModule(
   media: Pick<MediaService, 'downloadUrls' | 'summaries' | 'ingest' | 'presignUpload' | 'finalizeUpload'>,
   catalogue: Labels,
   customFields: CustomFieldTexts,
+  audit: AuditTrail,
   options: { workers: boolean },
 ): Promise<{ outbound: OutboundService; communications: CommunicationsOperations; automation: ConversationAutomation; search: ConversationSearch }> {
   const { db, events, log } = ctx;
@@ -175,7 +178,11 @@ export async function registerInteractionsModule(
   await registerBareAndApi(app, channelRoutes, {});
   await registerBareAndApi(app, templateRoutes, { service: templates });
   const operations = createCommunicationsOperations({ config: ctx.config, settings: communicationsConfig, client: communications, log, metrics: app.metrics });
-  await registerBareAndApi(app, communicationsOperationsRoutes, { operations, privilegedEmails: settings.privilegedOperatorEmails });
+  await registerBareAndApi(app, communicationsOperationsRoutes, {
+    operations,
+    commands: operatorCommands(operations, { trail: audit, db }),
+    privilegedEmails: settings.privilegedOperatorEmails,
+  });
   app.addHook('onReady', async () => {
     void operations.atBoot(() => configuredEntityIds(db));
   });
@@ -196,9 +203,10 @@ export async function registerInteractionsModule(
     media,
     settings: ctx.config.widget,
     publicBaseUrl: ctx.config.publicBaseUrl,
+    audit,
   });
   const timeZoneOf = (entityId: number) => identity.timeZoneOf(entityId);
-  await registerBareAndApi(app, reportRoutes, { service: createReportService({ db, timeZoneOf }) });
+  await registerBareAndApi(app, reportRoutes, { service: createReportService({ db, timeZoneOf, audit }) });
   return {
     outbound,
     communications: operations,

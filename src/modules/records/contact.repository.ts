@@ -136,3 +136,15 @@ export async function insertManualChannels(
   if (channels.length === 0) return;
   await db.insert(contactChannel).values(channels.map((c) => ({ ...c, entityId, contactId, isManual: true })));
 }
+
+/**
+ * Deletes the contact (its channels and labels go with it, `on delete cascade`); false when the entity has no such
+ * contact. A conversation, quote, order or form key still naming it makes the database refuse (foreign key).
+ */
+export async function deleteContact(db: Db, entityId: number, id: number): Promise<{ leadId: number; groupId: number } | undefined> {
+  const [row] = await db
+    .delete(contact)
+    .where(and(eq(contact.entityId, entityId), eq(contact.id, id)))
+    .returning({ leadId: contact.leadId, groupId: contact.groupId });
+  return row;
+}

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/auth/guard.js';
@@ -41,5 +42,22 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ service: ContactService 
       schema: { tags, summary: 'Update a contact (manual channels contract)', params: IdParams, body: UpdateContactBody, response: { 200: ContactResponse } },
     },
     async (request) => service.update(principalOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/contacts/:id',
+    {
+      config: { auth: 'contacts.edit' },
+      schema: {
+        tags,
+        summary: 'Delete a contact with its channels and labels',
+        description: 'Refused while a conversation, quote, order or form key names it: erase its personal data instead (docs/privacy.md).',
+        params: IdParams,
+        response: { 204: Type.Null(), 409: problemResponse('`record_in_use`: conversations, quotes, orders or a form key name the contact') },
+      },
+    },
+    async (request, reply) => {
+      await service.remove(principalOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
   );
 };

@@ -21,11 +21,14 @@ import {
   insertManualChannels,
   selectContactViews,
   updateContact,
+  deleteContact,
   type ContactView,
 } from './contact.repository.js';
 import type { ChannelInput, ContactListQuery, ContactResponse, CreateContactBody, UpdateContactBody } from './contact.schemas.js';
 import { findLead } from './lead.repository.js';
 import { isUniqueViolation } from '../../db/db-errors.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
+import { refusingReferenced } from './record-deletion.js';
 
 const iso = (v: Date | string) => (v instanceof Date ? v : new Date(v)).toISOString();
 
@@ -70,7 +73,7 @@ function normalizeChannels(inputs: ChannelInput[], path: string): NormalizedChan
   return out;
 }
 
-export function createContactService(deps: { db: Db; events: EventBus }) {
+export function createContactService(deps: { db: Db; events: EventBus; audit: AuditTrail }) {
   const { db, events } = deps;
 
   async function view(entityId: number, id: number): Promise<ContactResponse> {
@@ -167,6 +170,26 @@ export function createContactService(deps: { db: Db; events: EventBus }) {
         throw err;
       }
       return view(caller.entityId, id);
+    },
+
+    /**
+     * Deletes the contact with its channels and labels (record-deletion.ts): one audit entry naming its id, lead
+     * and group, never its name. Errors: 404 (another entity's too), 409 `record_in_use`.
+     */
+    async remove(caller: Principal, id: number): Promise<void> {
+      await refusingReferenced('contact', id, () =>
+        transaction(db, async ({ tx }) => {
+          const gone = await deleteContact(tx, caller.entityId, id);
+          if (!gone) throw notFound('contact', id);
+          await deps.audit.record(tx, {
+            entityId: caller.entityId,
+            actor: actorOf(caller),
+            action: 'contact.delete',
+            target: { type: 'contact', id },
+            details: { lead_id: gone.leadId, group_id: gone.groupId },
+          });
+        }),
+      );
     },
   };
 }

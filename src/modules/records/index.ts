@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AuditTrail } from '../audit/index.js';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi, registerRoutes } from '../../platform/http/dual-prefix.js';
 import type { IdentityService } from '../identity/index.js';
@@ -49,8 +50,14 @@ export interface RecordsModule {
 }
 
 /** Registers groups, leads, contacts, assignments and their labels, bare and under `/api`; returns the services other modules use. */
-export async function registerRecordsModule(app: FastifyInstance, ctx: AppContext, identity: IdentityService, catalogue: Labels): Promise<RecordsModule> {
-  const deps = { db: ctx.db, events: ctx.events };
+export async function registerRecordsModule(
+  app: FastifyInstance,
+  ctx: AppContext,
+  identity: IdentityService,
+  catalogue: Labels,
+  audit: AuditTrail,
+): Promise<RecordsModule> {
+  const deps = { db: ctx.db, events: ctx.events, audit };
   const groups = createGroupService(deps);
   const leads = createLeadService({ ...deps, database: ctx.database });
   const contacts = createContactService(deps);

@@ -118,3 +118,20 @@ export async function updateLead(db: Db, entityId: number, id: number, values: L
     return rows[0];
   });
 }
+
+/**
+ * Deletes the lead and its contacts (their channels, labels, assignments, sellers and cartera row go with them,
+ * `on delete cascade`); undefined when the entity has no such lead. A conversation, quote, order or form key naming
+ * the lead or one of its contacts makes the database refuse (foreign key).
+ */
+export async function deleteLead(db: Db, entityId: number, id: number): Promise<{ groupId: number; contacts: number } | undefined> {
+  const gone = await db
+    .delete(contact)
+    .where(and(eq(contact.entityId, entityId), eq(contact.leadId, id)))
+    .returning({ id: contact.id });
+  const [row] = await db
+    .delete(lead)
+    .where(and(eq(lead.entityId, entityId), eq(lead.id, id)))
+    .returning({ groupId: lead.groupId });
+  return row ? { groupId: row.groupId, contacts: gone.length } : undefined;
+}

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { problemResponse } from '../../platform/http/openapi.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pendingPrincipalOf, principalOf } from '../../platform/auth/guard.js';
@@ -43,5 +44,23 @@ export const leadRoutes: FastifyPluginAsyncTypebox<{ service: LeadService }> = a
       },
     },
     async (request) => service.update(principalOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/leads/:id',
+    {
+      config: { auth: 'leads.edit' },
+      schema: {
+        tags,
+        summary: 'Delete a lead with its contacts, their channels and labels, its assignments and its cartera row',
+        description:
+          'Refused while a conversation, quote, order or form key names it or one of its contacts: erase their personal data instead (docs/privacy.md).',
+        params: IdParams,
+        response: { 204: Type.Null(), 409: problemResponse('`record_in_use`: conversations, quotes, orders or a form key name the lead or a contact of it') },
+      },
+    },
+    async (request, reply) => {
+      await service.remove(principalOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
   );
 };

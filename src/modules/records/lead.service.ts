@@ -12,7 +12,9 @@ import { conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { normalizePhone } from './channel-identifier.js';
 import { findGroup } from './group.repository.js';
 import { labelIdsOf } from './label-link.repository.js';
-import { countLeads, findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadRow, type LeadValues } from './lead.repository.js';
+import { countLeads, deleteLead, findLead, findLeadByErpId, insertLead, listLeads, updateLead, type LeadRow, type LeadValues } from './lead.repository.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
+import { refusingReferenced } from './record-deletion.js';
 import type { PreparedRunner } from '../../db/prepared-sql.js';
 import type { CreateLeadBody, LeadListQuery, LeadResponse, UpdateLeadBody } from './lead.schemas.js';
 
@@ -52,7 +54,7 @@ function leadValuesOf(body: Partial<CreateLeadBody>): LeadValues {
 }
 
 /** `database` runs the list as a named prepared statement (the hot path); everything else goes through `db`. */
-export function createLeadService(deps: { db: Db; events: EventBus; database: PreparedRunner }) {
+export function createLeadService(deps: { db: Db; events: EventBus; database: PreparedRunner; audit: AuditTrail }) {
   const { db, events, database } = deps;
   const cappedCounts = createCappedCounts();
 
@@ -131,6 +133,26 @@ export function createLeadService(deps: { db: Db; events: EventBus; database: Pr
       const row = await updateLead(db, caller.entityId, id, values);
       if (!row) throw notFound('lead', id);
       return toLeadResponse(row, await labelIdsOfLead(row.id));
+    },
+
+    /**
+     * Deletes the lead with its contacts (record-deletion.ts): one audit entry naming its id, group and how many
+     * contacts went, never a name. Errors: 404 (another entity's too), 409 `record_in_use`.
+     */
+    async remove(caller: Principal, id: number): Promise<void> {
+      await refusingReferenced('lead', id, () =>
+        transaction(db, async ({ tx }) => {
+          const gone = await deleteLead(tx, caller.entityId, id);
+          if (!gone) throw notFound('lead', id);
+          await deps.audit.record(tx, {
+            entityId: caller.entityId,
+            actor: actorOf(caller),
+            action: 'lead.delete',
+            target: { type: 'lead', id },
+            details: { group_id: gone.groupId, contacts: gone.contacts },
+          });
+        }),
+      );
     },
   };
 }

@@ -11,13 +11,14 @@ import { WEBHOOK_EVENT_NAMES, type WebhookEventType } from './webhook.events.js'
 import { webhookRoutes } from './webhook.routes.js';
 import { createWebhookSender } from './webhook.sender.js';
 import { DELIVER_QUEUE, createWebhooks } from './webhook.service.js';
+import type { AuditTrail } from '../audit/index.js';
 
 export { verifySignature as verifyWebhookSignature } from './webhook.signing.js';
 
 /** The durable consumer name of the webhooks module on every subscribed event (`<event>:webhooks` queues). */
 const CONSUMER = 'webhooks';
 
-export async function registerWebhooksModule(app: FastifyInstance, ctx: AppContext, options: { workers: boolean }): Promise<void> {
+export async function registerWebhooksModule(app: FastifyInstance, ctx: AppContext, options: { workers: boolean; audit: AuditTrail }): Promise<void> {
   const { outboundWebhooks } = ctx.config;
   const webhooks = createWebhooks({
     db: ctx.db,
@@ -27,6 +28,7 @@ export async function registerWebhooksModule(app: FastifyInstance, ctx: AppConte
     allowedAddresses: outboundWebhooks.allowedAddresses,
     firstRetryMs: outboundWebhooks.firstRetryMs,
     log: ctx.log,
+    audit: options.audit,
   });
   // An attempt is one bounded call: one lost with its process is taken over after three such timeouts.
   await ctx.queue.define(DELIVER_QUEUE, {

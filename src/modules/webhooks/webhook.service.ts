@@ -22,6 +22,7 @@ import { badRequest, notFound } from '../../platform/errors.js';
 import { outboundUrlProblem } from '../../platform/http/outbound.js';
 import type { JobContext, Queue } from '../../platform/queue/queue.js';
 import { transaction, type UnitOfWork } from '../../platform/transactions/transaction.js';
+import { actorOf, type AuditTrail } from '../audit/index.js';
 import * as repo from './webhook.repository.js';
 import type { CreateEndpointBody, DeliveryResponse, EndpointResponse, UpdateEndpointBody } from './webhook.schemas.js';
 import { WEBHOOK_EVENT_NAMES, WEBHOOK_PAYLOAD_VERSION, entityOfEvent, type WebhookEventType } from './webhook.events.js';
@@ -71,6 +72,8 @@ interface Deps {
   /** Delay before the first retry, ms (5 000 by default; doubled per retry). */
   firstRetryMs: number;
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>;
+  /** Endpoint changes are audited (issue 54): created, changed, deleted, secret rotated; secrets never enter the trail. */
+  audit: AuditTrail;
   now?: () => Date;
 }
 
@@ -153,17 +156,27 @@ export function createWebhooks(deps: Deps): Webhooks {
       checkUrl(body.url);
       checkEventTypes(body.event_types);
       const secret = newWebhookSecret();
-      const row = await repo.insertEndpoint(db, {
-        entityId: p.entityId,
-        url: body.url,
-        description: body.description ?? null,
-        eventTypes: [...new Set(body.event_types)],
-        secret,
+      const row = await db.transaction(async (tx) => {
+        const created = await repo.insertEndpoint(tx, {
+          entityId: p.entityId,
+          url: body.url,
+          description: body.description ?? null,
+          eventTypes: [...new Set(body.event_types)],
+          secret,
+        });
+        await deps.audit.record(tx, {
+          entityId: p.entityId,
+          actor: actorOf(p),
+          action: 'webhook_endpoint.create',
+          target: { type: 'webhook_endpoint', id: created.id },
+          after: { url: created.url, event_types: created.eventTypes, enabled: created.enabled },
+        });
+        return created;
       });
       return { ...toEndpoint(row), secret };
     },
     async update(p, id, body) {
-      await endpointOf(p, id);
+      const before = await endpointOf(p, id);
       if (body.url !== undefined) checkUrl(body.url);
       if (body.event_types !== undefined) checkEventTypes(body.event_types);
       const values: Parameters<typeof repo.updateEndpoint>[3] = {};
@@ -173,16 +186,41 @@ export function createWebhooks(deps: Deps): Webhooks {
       // Enabling again starts a new run: the failures before the disabling no longer count.
       if (body.enabled !== undefined)
         Object.assign(values, body.enabled ? { enabled: true, disabledReason: null, failingSince: null } : { enabled: false, disabledReason: 'manual' });
-      return toEndpoint((await repo.updateEndpoint(db, p.entityId, id, values))!);
+      const audited = (r: repo.EndpointRow) => ({ url: r.url, description: r.description, event_types: r.eventTypes, enabled: r.enabled });
+      const row = await db.transaction(async (tx) => {
+        const after = (await repo.updateEndpoint(tx, p.entityId, id, values))!;
+        await deps.audit.record(tx, {
+          entityId: p.entityId,
+          actor: actorOf(p),
+          action: 'webhook_endpoint.update',
+          target: { type: 'webhook_endpoint', id },
+          before: audited(before),
+          after: audited(after),
+        });
+        return after;
+      });
+      return toEndpoint(row);
     },
     async remove(p, id) {
-      if (!(await repo.deleteEndpoint(db, p.entityId, id))) throw notFound('webhook endpoint', id);
+      await db.transaction(async (tx) => {
+        if (!(await repo.deleteEndpoint(tx, p.entityId, id))) throw notFound('webhook endpoint', id);
+        await deps.audit.record(tx, { entityId: p.entityId, actor: actorOf(p), action: 'webhook_endpoint.delete', target: { type: 'webhook_endpoint', id } });
+      });
     },
     async rotateSecret(p, id) {
       const endpoint = await endpointOf(p, id);
       const secret = newWebhookSecret();
       const until = new Date(now().getTime() + ROTATION_OVERLAP_MS);
-      await repo.updateEndpoint(db, p.entityId, id, { secret, previousSecret: endpoint.secret, previousSecretExpiresAt: until });
+      await db.transaction(async (tx) => {
+        await repo.updateEndpoint(tx, p.entityId, id, { secret, previousSecret: endpoint.secret, previousSecretExpiresAt: until });
+        await deps.audit.record(tx, {
+          entityId: p.entityId,
+          actor: actorOf(p),
+          action: 'webhook_endpoint.rotate_secret',
+          target: { type: 'webhook_endpoint', id },
+          details: { previous_secret_expires_at: until.toISOString() },
+        });
+      });
       return { secret, previous_secret_expires_at: until.toISOString() };
     },
     async deliveries(p, id, page) {

@@ -105,6 +105,9 @@ export const PERMISSIONS: readonly PermissionDefinition[] = [
   // Integrations (issue 53): API keys for other systems, and the outbound webhooks they subscribe to.
   def('api_keys.manage', 'administracion', "Create, list and revoke the entity's API keys (never more than one's own codes)"),
   def('webhooks.manage', 'administracion', "Create, change, rotate and replay the entity's outbound webhooks"),
+  // Trust (issue 54): reading the audit trail, and customers' requests to hand over or erase their data.
+  def('audit.view', 'administracion', "Read and export the entity's audit trail"),
+  def('privacy.manage', 'administracion', "Export or erase a customer's personal data; set the entity's retention policies", ['audit.view']),
 ];
 
 export const ALL_PERMISSION_CODES: readonly string[] = PERMISSIONS.map((p) => p.code);

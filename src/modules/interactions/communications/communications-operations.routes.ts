@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../../platform/auth/guard.js';
 import { NullableString } from '../../../platform/http/schema-types.js';
 import { problemResponse } from '../../../platform/http/openapi.js';
-import type { CommunicationsOperations } from './communications-operations.service.js';
+import type { CommunicationsOperations, OperatorCommands } from './communications-operations.service.js';
 import { operatorRoute } from './privileged-operator.js';
 
 const Secret = Type.Object({ configured: Type.Boolean(), last4: NullableString() });
@@ -35,10 +35,11 @@ const FORBIDDEN = problemResponse(
  * (`communications.command_palette.view` and e-mail in COMMUNICATIONS_PRIVILEGED_OPERATOR_EMAILS, both
  * checked by the guard before validation), on the caller's active entity.
  */
-export const communicationsOperationsRoutes: FastifyPluginAsyncTypebox<{ operations: CommunicationsOperations; privilegedEmails: string[] }> = async (
-  app,
-  { operations, privilegedEmails },
-) => {
+export const communicationsOperationsRoutes: FastifyPluginAsyncTypebox<{
+  operations: CommunicationsOperations;
+  commands: OperatorCommands;
+  privilegedEmails: string[];
+}> = async (app, { operations, commands, privilegedEmails }) => {
   const tags = ['interactions'];
   const operatorOnly = operatorRoute(privilegedEmails);
   const operator = (request: Parameters<typeof principalOf>[0]) => principalOf(request).entityId;
@@ -67,7 +68,7 @@ export const communicationsOperationsRoutes: FastifyPluginAsyncTypebox<{ operati
         },
       },
     },
-    async (request) => operations.setConfig(operator(request), request.body),
+    async (request) => commands.setConfig(principalOf(request), request.body),
   );
   app.post(
     '/interactions/communications/webhook-sync',
@@ -79,7 +80,7 @@ export const communicationsOperationsRoutes: FastifyPluginAsyncTypebox<{ operati
         response: { 200: Type.Object({ url: Type.String() }), 403: FORBIDDEN, 422: UNAVAILABLE },
       },
     },
-    async (request) => operations.syncWebhook(operator(request)),
+    async (request) => commands.syncWebhook(principalOf(request)),
   );
   app.post(
     '/interactions/communications/meta-token-rotate',
@@ -92,7 +93,7 @@ export const communicationsOperationsRoutes: FastifyPluginAsyncTypebox<{ operati
         response: { 200: ConfigResponse, 403: FORBIDDEN, 422: UNAVAILABLE },
       },
     },
-    async (request) => operations.rotateMetaToken(operator(request), request.body.access_token),
+    async (request) => commands.rotateMetaToken(principalOf(request), request.body.access_token),
   );
   app.post(
     '/interactions/communications/manual-login',
@@ -104,6 +105,6 @@ export const communicationsOperationsRoutes: FastifyPluginAsyncTypebox<{ operati
         response: { 200: Type.Object({ communications_entity_id: NullableString() }), 403: FORBIDDEN, 422: UNAVAILABLE },
       },
     },
-    async (request) => operations.login(operator(request)),
+    async (request) => commands.login(principalOf(request)),
   );
 };

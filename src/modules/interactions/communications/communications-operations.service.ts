@@ -8,6 +8,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { Config } from '../../../config.js';
+import type { Db } from '../../../db/client.js';
+import type { Principal } from '../../../platform/auth/authenticator.js';
+import { actorOf, type AuditTrail } from '../../audit/index.js';
 import { unprocessable } from '../../../platform/errors.js';
 import { isCommunicationsError, type CommunicationsClient } from '../../../integrations/communications/index.js';
 import type { CommunicationsConfigPatch, CommunicationsConfigService, CommunicationsConfigView } from './communications-config.service.js';
@@ -116,4 +119,51 @@ export function createCommunicationsOperations(deps: {
     },
   };
   return ops;
+}
+
+/** The privileged operator's commands (communications-operations.routes.ts), each recorded in the audit trail (issue 54). */
+export interface OperatorCommands {
+  setConfig(caller: Principal, patch: CommunicationsConfigPatch): Promise<CommunicationsConfigView>;
+  syncWebhook(caller: Principal): Promise<{ url: string }>;
+  rotateMetaToken(caller: Principal, token: string): Promise<CommunicationsConfigView>;
+  login(caller: Principal): Promise<{ communications_entity_id: string | null }>;
+}
+
+/**
+ * `ops` for an operator: each successful command writes one audit entry once it is done (the settings are
+ * written by the config service and the communications service was called, so the entry follows the change
+ * rather than sharing its transaction). The settings' change is recorded as the masked views before and after.
+ */
+export function operatorCommands(ops: CommunicationsOperations, audit: { trail: AuditTrail; db: Db }): OperatorCommands {
+  const record = (caller: Principal, action: string, change: { before?: Record<string, unknown>; after?: Record<string, unknown> } = {}) =>
+    audit.trail.record(audit.db, {
+      entityId: caller.entityId,
+      actor: actorOf(caller),
+      action,
+      target: { type: 'communications_config', id: caller.entityId },
+      ...change,
+    });
+  return {
+    async setConfig(caller, patch) {
+      const before = await ops.readConfig(caller.entityId);
+      const after = await ops.setConfig(caller.entityId, patch);
+      await record(caller, 'communications.config.update', { before: { ...before }, after: { ...after } });
+      return after;
+    },
+    async syncWebhook(caller) {
+      const result = await ops.syncWebhook(caller.entityId);
+      await record(caller, 'communications.webhook_sync');
+      return result;
+    },
+    async rotateMetaToken(caller, token) {
+      const result = await ops.rotateMetaToken(caller.entityId, token);
+      await record(caller, 'communications.token_rotate');
+      return result;
+    },
+    async login(caller) {
+      const result = await ops.login(caller.entityId);
+      await record(caller, 'communications.login');
+      return result;
+    },
+  };
 }

@@ -3,7 +3,7 @@ export { configuredEntityIds, findEntityByCommunicationsConfig } from './communi
 export { createCommunicationsConfigService } from './communications-config.service.js';
 export type { CommunicationsConfigService } from './communications-config.service.js';
 export { communicationsOperationsRoutes } from './communications-operations.routes.js';
-export { createCommunicationsOperations } from './communications-operations.service.js';
+export { createCommunicationsOperations, operatorCommands } from './communications-operations.service.js';
 export type { CommunicationsOperations } from './communications-operations.service.js';
 export { assertPrivilegedOperator, operatorRoute } from './privileged-operator.js';
 export { communicationsConfigBox } from './communications-config.service.js';

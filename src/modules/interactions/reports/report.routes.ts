@@ -46,7 +46,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ service: ReportService }>
       },
     },
     async (request, reply) => {
-      const report = await service.daily(principalOf(request), request.query);
+      const report = await service.dailyExport(principalOf(request), request.query, 'csv');
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="conversations-${report.from}-${report.to}.csv"`)
@@ -67,7 +67,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<{ service: ReportService }>
       },
     },
     async (request, reply) => {
-      const report = await service.daily(principalOf(request), request.query);
+      const report = await service.dailyExport(principalOf(request), request.query, 'xlsx');
       return reply
         .type(XLSX)
         .header('content-disposition', `attachment; filename="conversations-${report.from}-${report.to}.xlsx"`)

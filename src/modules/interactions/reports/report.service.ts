@@ -8,6 +8,7 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../../../db/client.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
+import { actorOf, type AuditTrail } from '../../audit/index.js';
 import { permissionDenied, unprocessable } from '../../../platform/errors.js';
 import type { ChannelTypeCode } from '../model/index.js';
 import { transaction } from '../../../platform/transactions/transaction.js';
@@ -39,10 +40,22 @@ export interface ReportService {
    * carry now (LABELLED_DAILY_REPORT).
    */
   daily(p: Principal, q: DailyReportQuery): Promise<DailyReport>;
+  /** `daily` for a download (`csv`, `xlsx`): one audit entry naming the report, its format, range and row count (issue 54). */
+  dailyExport(p: Principal, q: DailyReportQuery, format: 'csv' | 'xlsx'): Promise<DailyReport>;
 }
 
-export function createReportService(deps: { db: Db; timeZoneOf: (entityId: number) => Promise<string> }): ReportService {
-  return {
+export function createReportService(deps: { db: Db; timeZoneOf: (entityId: number) => Promise<string>; audit: AuditTrail }): ReportService {
+  const service: ReportService = {
+    async dailyExport(p, q, format) {
+      const report = await service.daily(p, q);
+      await deps.audit.record(deps.db, {
+        entityId: p.entityId,
+        actor: actorOf(p),
+        action: 'report.export',
+        details: { report: 'conversations.daily', format, from: report.from, to: report.to, query: q, rows: report.rows.length },
+      });
+      return report;
+    },
     async daily(p, q) {
       const from = DateTime.fromISO(q.from, { zone: 'UTC' });
       const to = DateTime.fromISO(q.to, { zone: 'UTC' });
@@ -69,6 +82,7 @@ export function createReportService(deps: { db: Db; timeZoneOf: (entityId: numbe
       return { time_zone: timeZone, from: q.from, to: q.to, group_by: groupBy, rows: rows.map((r) => toRow(r, groupBy)) };
     },
   };
+  return service;
 }
 
 /**

@@ -4,6 +4,7 @@
  * (`/widget.js`) and its demo page (`/widget/demo`). Visitor messages enter the webhook intake like every channel's
  * events; agents answer with the send endpoints, delivered to the visitor's sockets (outbound's `DirectDelivery`).
  */
+import type { AuditTrail } from '../../../../audit/index.js';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../../../../config.js';
@@ -66,6 +67,7 @@ export async function registerWebChannel(
     media: Pick<MediaService, 'presignUpload' | 'finalizeUpload' | 'downloadUrls'>;
     settings: Config['widget'];
     publicBaseUrl: string | undefined;
+    audit: AuditTrail;
   },
 ): Promise<void> {
   const limits = createWidgetLimits({
@@ -78,6 +80,7 @@ export async function registerWebChannel(
   });
   const service = createWebChannelService({
     db: deps.db,
+    audit: deps.audit,
     database: deps.database,
     worker: deps.worker,
     box: deps.box,

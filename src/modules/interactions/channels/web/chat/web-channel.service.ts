@@ -16,6 +16,7 @@ import type { SealedBox } from '../../../../../platform/crypto/sealed-box.js';
 import { AppError, forbidden, notFound, unauthorized, validationFailed } from '../../../../../platform/errors.js';
 import type { RealtimeEmitter } from '../../../../../platform/realtime/events.js';
 import { contentTypesOf, MEDIA_SIZE_LIMITS, type MediaService } from '../../../../media/index.js';
+import { actorOf, type AuditTrail } from '../../../../audit/index.js';
 import { insertNewIntakeEvents, type IntakeWorker } from '../../../intake/index.js';
 import { chatKey, eventKey, type CanonicalEvent } from '../../../model/index.js';
 import { conversationRooms, getConversation, viewerOf, type MessageRow } from '../../../conversations/index.js';
@@ -72,6 +73,7 @@ export interface VisitorContext extends AccountWithSettings {
 
 export function createWebChannelService(deps: {
   db: Db;
+  audit: AuditTrail; // settings changes and secret rotations (issue 54)
   database: Pick<Database, 'preparedQuery'>;
   worker: Pick<IntakeWorker, 'dispatch'>;
   box: SealedBox;
@@ -223,6 +225,8 @@ export function createWebChannelService(deps: {
     });
   }
 
+  const audited = (caller: Principal, id: number, action: string, change: { before?: Record<string, unknown>; after?: Record<string, unknown> }) =>
+    deps.audit.record(db, { entityId: caller.entityId, actor: actorOf(caller), action, target: { type: 'entity_channel_account', id }, ...change });
   return {
     accountOf,
     checkOrigin,
@@ -233,8 +237,9 @@ export function createWebChannelService(deps: {
       const account = await staffAccount(caller, id);
       return settingsResponse(account, await repo.findSettings(db, caller.entityId, id), serviceOrigin);
     },
-    async updateSettings(caller: Pick<Principal, 'entityId'>, id: number, body: UpdateWebSettingsBody, serviceOrigin: string): Promise<WebSettingsResponse> {
+    async updateSettings(caller: Principal, id: number, body: UpdateWebSettingsBody, serviceOrigin: string): Promise<WebSettingsResponse> {
       const account = await staffAccount(caller, id);
+      const before = settingsResponse(account, await repo.findSettings(db, caller.entityId, id), serviceOrigin);
       const row = await repo.upsertSettings(
         db,
         caller.entityId,
@@ -250,10 +255,12 @@ export function createWebChannelService(deps: {
         },
       );
       accounts.delete(account.websiteToken);
-      return settingsResponse(account, row, serviceOrigin);
+      const after = settingsResponse(account, row, serviceOrigin);
+      await audited(caller, id, 'web_chat.settings.update', { before: { ...before }, after: { ...after } });
+      return after;
     },
     /** Issues a new identity secret (the old one stops verifying); shown once. */
-    async rotateIdentitySecret(caller: Pick<Principal, 'entityId'>, id: number): Promise<{ identity_secret: string; last4: string }> {
+    async rotateIdentitySecret(caller: Principal, id: number): Promise<{ identity_secret: string; last4: string }> {
       const account = await staffAccount(caller, id);
       const secret = `wis_${randomBytes(32).toString('base64url')}`;
       const last4 = secret.slice(-4);
@@ -265,6 +272,7 @@ export function createWebChannelService(deps: {
         { identitySecretSealed: deps.box.seal(secret, secretScope(account)), identitySecretLast4: last4 },
       );
       accounts.delete(account.websiteToken);
+      await audited(caller, id, 'web_chat.identity_secret.rotate', {});
       return { identity_secret: secret, last4 };
     },
 
