@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.js';
 import { registerBareAndApi } from '../../platform/http/dual-prefix.js';
 import { auditRoutes } from './audit.routes.js';
-import { createAuditService, type AuditService } from './audit.service.js';
+import type { AuditService } from './audit.service.js';
 
 export type { AuditTrail } from './audit.service.js';
 export { actorOf, createAuditService } from './audit.service.js';
