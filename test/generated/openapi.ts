@@ -2271,6 +2271,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/interactions/conversations/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Private notes of a conversation, newest first */
+        get: operations["getInteractionsConversationsByIdNotes"];
+        put?: never;
+        /** Write a private note (never sent to the customer); mentions as `@[employee:<id>]` */
+        post: operations["postInteractionsConversationsByIdNotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/interactions/conversations/{id}/notes/{note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a note */
+        delete: operations["deleteInteractionsConversationsByIdNotesByNoteId"];
+        options?: never;
+        head?: never;
+        /** Edit one’s own note */
+        patch: operations["patchInteractionsConversationsByIdNotesByNoteId"];
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Private notes of a conversation, newest first */
+        get: operations["apiGetInteractionsConversationsByIdNotes"];
+        put?: never;
+        /** Write a private note (never sent to the customer); mentions as `@[employee:<id>]` */
+        post: operations["apiPostInteractionsConversationsByIdNotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/interactions/conversations/{id}/notes/{note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a note */
+        delete: operations["apiDeleteInteractionsConversationsByIdNotesByNoteId"];
+        options?: never;
+        head?: never;
+        /** Edit one’s own note */
+        patch: operations["apiPatchInteractionsConversationsByIdNotesByNoteId"];
+        trace?: never;
+    };
     "/interactions/canned-replies": {
         parameters: {
             query?: never;
@@ -18848,7 +18920,10 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description From the previous page of the same `include_notes` */
                 cursor?: string;
+                /** @description Also the private notes (`kind: note`), in order with the messages (issue 50) */
+                include_notes?: boolean;
             };
             header?: never;
             path: {
@@ -18865,7 +18940,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
+                        data: ({
                             id: number;
                             conversation_id: number;
                             /** @enum {unknown} */
@@ -18886,7 +18961,26 @@ export interface operations {
                             errors: unknown[] | null;
                             /** Format: date-time */
                             occurred_at: string;
-                        }[];
+                        } | {
+                            /** @enum {string} */
+                            kind: "note";
+                            id: number;
+                            conversation_id: number;
+                            author_employee_id: number | null;
+                            author_workflow_id: number | null;
+                            body: string;
+                            mentioned_employee_ids: number[];
+                            /** @description Media objects (media module) attached to the note */
+                            attachment_ids: number[];
+                            /**
+                             * Format: date-time
+                             * @description When it was written: its place among the messages
+                             */
+                            occurred_at: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            edited_at: string | null;
+                        })[];
                         pagination: {
                             next_cursor: string | null;
                             limit: number;
@@ -19615,7 +19709,10 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description From the previous page of the same `include_notes` */
                 cursor?: string;
+                /** @description Also the private notes (`kind: note`), in order with the messages (issue 50) */
+                include_notes?: boolean;
             };
             header?: never;
             path: {
@@ -19632,7 +19729,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
+                        data: ({
                             id: number;
                             conversation_id: number;
                             /** @enum {unknown} */
@@ -19653,7 +19750,26 @@ export interface operations {
                             errors: unknown[] | null;
                             /** Format: date-time */
                             occurred_at: string;
-                        }[];
+                        } | {
+                            /** @enum {string} */
+                            kind: "note";
+                            id: number;
+                            conversation_id: number;
+                            author_employee_id: number | null;
+                            author_workflow_id: number | null;
+                            body: string;
+                            mentioned_employee_ids: number[];
+                            /** @description Media objects (media module) attached to the note */
+                            attachment_ids: number[];
+                            /**
+                             * Format: date-time
+                             * @description When it was written: its place among the messages
+                             */
+                            occurred_at: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            edited_at: string | null;
+                        })[];
                         pagination: {
                             next_cursor: string | null;
                             limit: number;
@@ -22196,6 +22312,782 @@ export interface operations {
             };
             /** @description `permission_denied`: `assign` and `unassign` need `cartera.seller_assignment` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInteractionsConversationsByIdNotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            kind: "note";
+                            id: number;
+                            conversation_id: number;
+                            author_employee_id: number | null;
+                            author_workflow_id: number | null;
+                            body: string;
+                            mentioned_employee_ids: number[];
+                            /** @description Media objects (media module) attached to the note */
+                            attachment_ids: number[];
+                            /**
+                             * Format: date-time
+                             * @description When it was written: its place among the messages
+                             */
+                            occurred_at: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            edited_at: string | null;
+                        }[];
+                        pagination: {
+                            next_cursor: string | null;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInteractionsConversationsByIdNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 4,096 characters; `@[employee:<id>]` mentions an employee who may see the conversation */
+                    body: string;
+                    /** @description Media object ids (media module) of the entity, ready */
+                    attachment_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "note";
+                        id: number;
+                        conversation_id: number;
+                        author_employee_id: number | null;
+                        author_workflow_id: number | null;
+                        body: string;
+                        mentioned_employee_ids: number[];
+                        /** @description Media objects (media module) attached to the note */
+                        attachment_ids: number[];
+                        /**
+                         * Format: date-time
+                         * @description When it was written: its place among the messages
+                         */
+                        occurred_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        edited_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mention_refused` (`employee_id`, `reason`: `not_a_member` or `cannot_see_conversation`) or `invalid_attachment` (`media_id`): nothing stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteInteractionsConversationsByIdNotesByNoteId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `note_not_author`: only the author edits; the author or a `conversations.view_all` holder deletes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchInteractionsConversationsByIdNotesByNoteId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 4,096 characters; `@[employee:<id>]` mentions an employee who may see the conversation */
+                    body?: string;
+                    /** @description Media object ids (media module) of the entity, ready */
+                    attachment_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "note";
+                        id: number;
+                        conversation_id: number;
+                        author_employee_id: number | null;
+                        author_workflow_id: number | null;
+                        body: string;
+                        mentioned_employee_ids: number[];
+                        /** @description Media objects (media module) attached to the note */
+                        attachment_ids: number[];
+                        /**
+                         * Format: date-time
+                         * @description When it was written: its place among the messages
+                         */
+                        occurred_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        edited_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `note_not_author`: only the author edits; the author or a `conversations.view_all` holder deletes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mention_refused` (`employee_id`, `reason`: `not_a_member` or `cannot_see_conversation`) or `invalid_attachment` (`media_id`): nothing stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiGetInteractionsConversationsByIdNotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            kind: "note";
+                            id: number;
+                            conversation_id: number;
+                            author_employee_id: number | null;
+                            author_workflow_id: number | null;
+                            body: string;
+                            mentioned_employee_ids: number[];
+                            /** @description Media objects (media module) attached to the note */
+                            attachment_ids: number[];
+                            /**
+                             * Format: date-time
+                             * @description When it was written: its place among the messages
+                             */
+                            occurred_at: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            edited_at: string | null;
+                        }[];
+                        pagination: {
+                            next_cursor: string | null;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPostInteractionsConversationsByIdNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 4,096 characters; `@[employee:<id>]` mentions an employee who may see the conversation */
+                    body: string;
+                    /** @description Media object ids (media module) of the entity, ready */
+                    attachment_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "note";
+                        id: number;
+                        conversation_id: number;
+                        author_employee_id: number | null;
+                        author_workflow_id: number | null;
+                        body: string;
+                        mentioned_employee_ids: number[];
+                        /** @description Media objects (media module) attached to the note */
+                        attachment_ids: number[];
+                        /**
+                         * Format: date-time
+                         * @description When it was written: its place among the messages
+                         */
+                        occurred_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        edited_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mention_refused` (`employee_id`, `reason`: `not_a_member` or `cannot_see_conversation`) or `invalid_attachment` (`media_id`): nothing stored */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiDeleteInteractionsConversationsByIdNotesByNoteId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `note_not_author`: only the author edits; the author or a `conversations.view_all` holder deletes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected error; the body exposes only `requestId` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_draining`: this instance is shutting down; retry (another instance answers) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    apiPatchInteractionsConversationsByIdNotesByNoteId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                note_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Up to 4,096 characters; `@[employee:<id>]` mentions an employee who may see the conversation */
+                    body?: string;
+                    /** @description Media object ids (media module) of the entity, ready */
+                    attachment_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "note";
+                        id: number;
+                        conversation_id: number;
+                        author_employee_id: number | null;
+                        author_workflow_id: number | null;
+                        body: string;
+                        mentioned_employee_ids: number[];
+                        /** @description Media objects (media module) attached to the note */
+                        attachment_ids: number[];
+                        /**
+                         * Format: date-time
+                         * @description When it was written: its place among the messages
+                         */
+                        occurred_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        edited_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (`validation_failed` names each bad field in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired Bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `note_not_author`: only the author edits; the author or a `conversations.view_all` holder deletes */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: the caller may not see the conversation (another entity’s too), or no such note on it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mention_refused` (`employee_id`, `reason`: `not_a_member` or `cannot_see_conversation`) or `invalid_attachment` (`media_id`): nothing stored */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
