@@ -22,7 +22,8 @@ import {
   createCommunicationsOperations,
   type CommunicationsOperations,
 } from './communications/index.js';
-import { conversationRoutes, createConversationService } from './conversations/index.js';
+import { conversationRoutes, createConversationService, visibleAmong, viewerOf, type ViewerSource } from './conversations/index.js';
+import type { Db } from '../../db/client.js';
 import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
 import { bulkActionRoutes, createBulkActions } from './bulk/index.js';
@@ -45,6 +46,12 @@ export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
 export { buildWidget } from './channels/web/widget/index.js';
 export type { EventOrigin } from './events/index.js';
 export { createConversationAudience, VIEW_ALL } from './conversations/index.js';
+
+/** The ids among `ids` that `source` (a principal) may see now (conversation-visibility.ts): another entity's never. */
+export async function visibleConversationIds(db: Db, source: ViewerSource, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  return new Set((await visibleAmong(db, viewerOf(source), ids, [])).conversationIds);
+}
 export type { OutboundService } from './outbound/index.js';
 export type { ConversationAutomation, ConversationRef } from './automation/index.js';
 export { TemplateMessageBody } from './templates/index.js';

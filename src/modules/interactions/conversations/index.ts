@@ -4,6 +4,7 @@ export type { ConversationRow, MessageRow, NoteRow } from './conversation.mapper
 export {
   claimConversation,
   getConversation,
+  visibleAmong,
   latestConversationOf,
   queuesOfMembers,
   updateConversation,
