@@ -51,6 +51,7 @@ import { serializeRequest } from './platform/http/log-redaction.js';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 
 import { createConversationAudience, registerInteractionsModule } from './modules/interactions/index.js';
+import { registerNotificationsModule } from './modules/notifications/index.js';
 import { registerFormsModule } from './modules/forms/index.js';
 import { registerPaymentsModule } from './modules/payments/index.js';
 import { registerMediaModule } from './modules/media/index.js';
@@ -301,6 +302,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const interactions = await registerInteractionsModule(app, ctx, identity, media.service, labels, customFields.texts, audit, {
     workers: deps.startQueue !== false,
   });
+  // Subscribed before anything publishes the conversation events it turns into notifications.
+  await registerNotificationsModule(app, ctx);
   // Who hears which conversation on the sockets: members' current permissions (identity's resolution) and what they see (interactions).
   ctx.realtime.useAudience(
     createConversationAudience({

@@ -55,6 +55,8 @@ export interface IdentityService {
   memberships: (userId: number) => Promise<Membership[]>;
   /** The entity, or undefined when it does not exist. */
   entity: (entityId: number) => Promise<EntityProfile | undefined>;
+  /** The user of `employeeId` when it is an active employee of `entityId` (undefined otherwise: another entity's, inactive, unknown). */
+  activeEmployeeUser: (entityId: number, employeeId: number) => Promise<number | undefined>;
   /** The name of employee `employeeId` of `entityId` (undefined for another entity's or an unknown one). */
   employeeName: (entityId: number, employeeId: number) => Promise<string | undefined>;
   /**
@@ -77,6 +79,10 @@ export function createIdentityService(deps: { database: Database; db?: Db }): Id
     async activeMemberships(pairs) {
       const rows = await activePairs(db, pairs);
       return new Set(rows.map((r) => `${r.userId}:${r.entityId}`));
+    },
+    async activeEmployeeUser(entityId, employeeId) {
+      const row = await findEmployeeInEntity(db, entityId, employeeId);
+      return row?.isActive ? row.userId : undefined;
     },
     async assertActiveMember(entityId, employeeId, field = '/body/employee_id') {
       if (await isActiveEmployee(db, entityId, employeeId)) return;

@@ -24,7 +24,8 @@ import {
   operatorCommands,
   type CommunicationsOperations,
 } from './communications/index.js';
-import { conversationRoutes, createConversationService } from './conversations/index.js';
+import { conversationRoutes, createConversationService, visibleAmong, viewerOf, type ViewerSource } from './conversations/index.js';
+import type { Db } from '../../db/client.js';
 import { createConversationSearch, type ConversationSearch } from './message-search/index.js';
 import { announceSla, logSlaCycle } from './events/index.js';
 import { createConversationLifecycle, lifecycleRoutes } from './lifecycle/index.js';
@@ -32,6 +33,7 @@ import { bulkActionRoutes, createBulkActions } from './bulk/index.js';
 import { cannedReplyRoutes, createCannedReplies } from './canned-replies/index.js';
 import { conversationLabelRoutes, createConversationLabels } from './conversation-labels/index.js';
 import { createMediaProxyService, mediaProxyRoutes } from './media-proxy/index.js';
+import { createConversationNotes, historyWithNotes, noteRoutes } from './notes/index.js';
 import { createWebhookService, webhookRoutes } from './inbound/index.js';
 import { createIntakeWorker, createOperatorService, registerIntakeMetrics, type IntakeWorker } from './intake/index.js';
 import { channelRoutes } from './channels/index.js';
@@ -47,6 +49,12 @@ export { seedInteractionsDemo, type InteractionsDemo } from './demo.seed.js';
 export { buildWidget } from './channels/web/widget/index.js';
 export type { EventOrigin } from './events/index.js';
 export { createConversationAudience, VIEW_ALL } from './conversations/index.js';
+
+/** The ids among `ids` that `source` (a principal) may see now (conversation-visibility.ts): another entity's never. */
+export async function visibleConversationIds(db: Db, source: ViewerSource, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  return new Set((await visibleAmong(db, viewerOf(source), ids, [])).conversationIds);
+}
 export type { OutboundService } from './outbound/index.js';
 export type { ConversationSearch } from './message-search/index.js';
 export type { ConversationAutomation, ConversationRef } from './automation/index.js';
@@ -162,7 +170,7 @@ export async function registerInteractionsModule(
     sla,
   });
   await outbound.start(options);
-  const conversations = createConversationService({ db, realtime, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id) });
+  const conversations = createConversationService({ db, realtime, onRead: (entityId, id) => outbound.queueReadReceipt(entityId, id), historyWithNotes });
   const assignment = createAssignmentService({ db, events, realtime, identity });
   const lifecycle = createConversationLifecycle({ db, queue: ctx.queue, events, realtime, sla });
   await lifecycle.start(options);
@@ -172,6 +180,18 @@ export async function registerInteractionsModule(
   const labels = createConversationLabels({ db, events, realtime, labels: catalogue });
   await registerBareAndApi(app, conversationLabelRoutes, { labels });
   await registerBareAndApi(app, bulkActionRoutes, { bulk: createBulkActions({ lifecycle, assignment, labels, catalogue, log: app.log }) });
+  const notes = createConversationNotes({
+    db,
+    events,
+    realtime,
+    // A mentioned employee's current permissions, resolved as the guard resolves a request's (identity's grants).
+    permissionsOf: async (entityId, employeeId) => {
+      const userId = await identity.activeEmployeeUser(entityId, employeeId);
+      return userId === undefined ? undefined : (await ctx.authenticator.principalFor(userId, entityId, MENTION_CHECK))?.permissions;
+    },
+    readyMedia: async (entityId, ids) => new Set([...(await media.summaries(entityId, ids)).values()].filter((m) => m.status === 'ready').map((m) => m.id)),
+  });
+  await registerBareAndApi(app, noteRoutes, { notes });
   const replies = createCannedReplies({ db, media, outbound, cards: createRecordCards(db), names: identity, customFields });
   await registerBareAndApi(app, cannedReplyRoutes, { replies });
   await registerBareAndApi(app, outboundRoutes, { service: outbound, media });
@@ -210,10 +230,13 @@ export async function registerInteractionsModule(
   return {
     outbound,
     communications: operations,
-    automation: createConversationAutomation({ db, outbound, conversations, assignment, labels }),
+    automation: createConversationAutomation({ db, outbound, conversations, assignment, labels, notes }),
     search: createConversationSearch({ db }),
   };
 }
+
+/** The client kind of a principal resolved only to read a mentioned employee's permissions (no request of theirs). */
+const MENTION_CHECK = 'mention_check';
 
 /** PUBLIC_BASE_URL, else the address this process listens on (development and tests). */
 function publicOrigin(app: FastifyInstance, publicBaseUrl: string | undefined): string | undefined {

@@ -87,8 +87,11 @@ export function createActions(deps: ActionDeps) {
       }
       case 'add_note': {
         const conversationId = await conversationOf(run, context);
-        await deps.conversations.appendNote(run.entityId, conversationId, renderText(step.text, context));
-        return { result: { conversation_id: conversationId } };
+        const { noteId } = await deps.conversations.addNote(run.entityId, conversationId, renderText(step.text, context), {
+          workflowId: run.workflowId,
+          idempotencyKey: run.idempotencyKey,
+        });
+        return { result: { conversation_id: conversationId, note_id: noteId } };
       }
       case 'set_follow_up': {
         const conversationId = await conversationOf(run, context);

@@ -47,7 +47,11 @@ const AssignConversationStep = step(
   'Assign the conversation to an employee or through a routing queue (exactly one)',
 );
 const AssignSellerStep = step('assign_seller', { employee_id: IdOf('Seller to assign to the lead') }, 'Assign a seller to the lead of the trigger');
-const AddNoteStep = step('add_note', { text: Text(2000) }, 'Append a line to the conversation workspace notes');
+const AddNoteStep = step(
+  'add_note',
+  { text: Text(4096) },
+  'Write a private note on the conversation, authored by the workflow (mentions as `@[employee:<id>]`)',
+);
 const SetFollowUpStep = step('set_follow_up', { follow_up: Type.Boolean() }, 'Mark or clear the conversation follow-up');
 const StepLabelIds = { ...LabelIds, description: "Labels of the entity's catalogue (GET /labels), 1 to 20, each once" };
 const AddLabelStep = step('add_label', { label_ids: StepLabelIds }, 'Put labels on the conversation itself');

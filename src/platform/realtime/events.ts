@@ -71,6 +71,11 @@ export interface RealtimeTarget {
   employeeIds?: readonly number[] | undefined;
   queueId?: number | null | undefined;
   leadId?: number | undefined;
+  /**
+   * A personal event (a notification): only the sockets of the members `employeeIds`, whatever their scope, and
+   * no other room (not the entity's). The other fields are ignored.
+   */
+  personal?: boolean | undefined;
 }
 
 /** A socket's member, as the audience resolver is asked about it. */

@@ -32,7 +32,7 @@ import type {
 } from './events.js';
 import { broadcastsSince, compareOffsets, deliverInStreamOrder, offsetOfEncoded } from './stream-order.js';
 import { createPublisher } from './publisher.js';
-import { chatRoom, conversationRoom, employeeRoom, entityRoom, leadRoom, queueRoom } from './rooms.js';
+import { chatRoom, conversationRoom, employeeRoom, entityRoom, leadRoom, memberRoom, queueRoom } from './rooms.js';
 import { createStreamsAdapter } from './stream-reader.js';
 
 const REALTIME_NAMESPACE = '/interactions';
@@ -42,6 +42,8 @@ const REALTIME_NAMESPACE = '/interactions';
 const VISITOR_NAMESPACE = '/widget';
 /** Rooms the gateway manages from a member's audience scope (never joined on a client's request). */
 const AUDIENCE_ROOM = /:(employee|queue|lead):\d+$/;
+/** The member's own room, joined at connection and never re-scoped. */
+const MEMBER_ROOM = /:member:\d+$/;
 const CHAT_ROOM = /:chat:(.+)$/;
 const CONVERSATION_ROOM = /:conversation:(\d+)$/;
 
@@ -214,6 +216,8 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     const { principal, recoveredSession, scope } = socket.data;
     delete socket.data.recoveredSession;
     const own = entityRoom(principal.entityId);
+    // Every socket hears its member's personal events (notifications), whatever its scope.
+    void socket.join(memberRoom(principal.entityId, principal.employeeId));
     if (socket.recovered) {
       // The session's rooms came back with it: keep only those of the entity this token is for.
       for (const room of [...socket.rooms]) if (room !== socket.id && room !== own && !room.startsWith(`${own}:`)) void socket.leave(room);
@@ -341,7 +345,7 @@ export function createRealtimeGateway(deps: RealtimeDeps): Realtime {
     socket.data.viewAll = scope.viewAll;
     const subscribed: string[] = [];
     for (const room of socket.rooms) {
-      if (room === socket.id) continue;
+      if (room === socket.id || MEMBER_ROOM.test(room)) continue;
       if (room === own || AUDIENCE_ROOM.test(room)) {
         if (!wanted.has(room)) void socket.leave(room);
       } else if (!scope.viewAll) subscribed.push(room);

@@ -7,7 +7,7 @@
  */
 import type { Namespace } from 'socket.io';
 import type { RealtimeEmitter } from './events.js';
-import { chatRoom, conversationRoom, employeeRoom, entityRoom, leadRoom, queueRoom, visitorRoom } from './rooms.js';
+import { chatRoom, conversationRoom, employeeRoom, entityRoom, leadRoom, memberRoom, queueRoom, visitorRoom } from './rooms.js';
 
 /** Socket.IO's types cannot pair a generic event name with its payload; the emitter's signatures do. */
 type Broadcast = { emit(event: string, payload: unknown): boolean };
@@ -16,6 +16,11 @@ type Broadcast = { emit(event: string, payload: unknown): boolean };
 export function createPublisher(agents: Namespace, visitors: Namespace): RealtimeEmitter {
   return {
     toEntity(entityId, event, payload, target = {}) {
+      if (target.personal === true) {
+        const members = (target.employeeIds ?? []).map((employeeId) => memberRoom(entityId, employeeId));
+        if (members.length > 0) (agents.to(members) as unknown as Broadcast).emit(event, payload);
+        return;
+      }
       const rooms = [entityRoom(entityId)];
       if (target.externalChatId !== undefined) rooms.push(chatRoom(entityId, target.externalChatId));
       if (target.conversationId !== undefined) rooms.push(conversationRoom(entityId, target.conversationId));

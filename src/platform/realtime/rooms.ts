@@ -11,6 +11,8 @@ export const chatRoom = (entityId: number, externalChatId: string) => `interacti
 export const conversationRoom = (entityId: number, conversationId: number) => `interactions:entity:${entityId}:conversation:${conversationId}`;
 /** `/interactions`: an agent's own conversations (assigned to them). */
 export const employeeRoom = (entityId: number, employeeId: number) => `interactions:entity:${entityId}:employee:${employeeId}`;
+/** `/interactions`: every socket of one member, whatever it hears of conversations: their personal events (notifications). */
+export const memberRoom = (entityId: number, employeeId: number) => `interactions:entity:${entityId}:member:${employeeId}`;
 /** `/interactions`: a routing queue's members. */
 export const queueRoom = (entityId: number, queueId: number) => `interactions:entity:${entityId}:queue:${queueId}`;
 /** `/interactions`: a lead's sellers. */

@@ -146,6 +146,6 @@ describe('workflow triggers', () => {
     });
     const c = await get(`/interactions/conversations/${id}`);
     expect(c).toMatchObject({ status: 'open', follow_up: true });
-    expect(c.workspace_notes).toContain('Resuelta');
+    expect((await get(`/interactions/conversations/${id}/notes`)).data.map((n: { body: string }) => n.body)).toContain('Resuelta');
   });
 });

@@ -367,7 +367,8 @@ describe('workflow triggers and presets', () => {
     expect((await api('GET', `/api/workflows/${otherTarget.id}/executions`)).json().data).toHaveLength(0);
     const c = await detail(id);
     expect(c.follow_up).toBe(true);
-    expect(c.workspace_notes).toContain('Sin respuesta dentro del SLA (1 minutos hábiles)');
+    const notes = (await api('GET', `/interactions/conversations/${id}/notes`)).json().data as { body: string }[];
+    expect(notes.map((n) => n.body)).toContain('Sin respuesta dentro del SLA (1 minutos hábiles)');
     for (const wf of [note, otherTarget, breached]) await api('DELETE', `/api/workflows/${wf.id}`);
   });
 });

@@ -177,7 +177,10 @@ describe('message.inbound', () => {
     const full = await detail(id, run!.id);
     expect(full.steps.map((s: Row) => `${s.step_key}#${s.visit}`)).toEqual(['note#1', 'again#1', 'note#2', 'again#2', 'note#3', 'again#3']);
     expect(full.context_json.workflow.step_visits).toEqual({ note: 3, again: 3 });
-    expect((await conversation()).workspace_notes).toContain('visita 1\nvisita 2\nvisita 3');
+    // Each visit of the add_note step writes its own note, authored by the workflow.
+    const notes = (await get(`/interactions/conversations/${(await conversation()).id}/notes`)).data as Row[];
+    expect(notes.map((n) => n.body)).toEqual(['visita 3', 'visita 2', 'visita 1']);
+    expect(notes.every((n) => n.author_workflow_id === id && n.author_employee_id === null)).toBe(true);
     await t.app.inject({ method: 'PATCH', url: `/api/workflows/${id}`, headers: bearer(token), payload: { enabled: false } });
   });
 });

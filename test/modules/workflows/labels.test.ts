@@ -20,7 +20,6 @@ interface Conversation {
   contact_id: number;
   lead_id: number;
   follow_up: boolean;
-  workspace_notes: string | null;
   labels: { id: number; source: 'conversation' | 'contact' | 'lead' }[];
 }
 
@@ -43,6 +42,9 @@ const newLabel = async (name: string, as = token) => (await ok(call('POST', '/ap
 const createWorkflow = async (body: object) => (await ok(call('POST', '/api/workflows', body), 201)).id as number;
 const disable = (id: number) => ok(call('PATCH', `/api/workflows/${id}`, { enabled: false }));
 const conversation = async (id: number) => (await ok(call('GET', `/api/interactions/conversations/${id}`))) as Conversation;
+/** The bodies of the conversation's private notes (a workflow's add_note writes one). */
+const notesOf = async (id: number) =>
+  ((await ok(call('GET', `/api/interactions/conversations/${id}/notes`))).data as { body: string }[]).map((n) => n.body).join('\n');
 const executionsOf = async (id: number) => (await ok(call('GET', `/api/workflows/${id}/executions`))).data as Row[];
 const detail = (workflowId: number, executionId: number) => ok(call('GET', `/api/workflows/${workflowId}/executions/${executionId}`));
 const finished = (id: number, n = 1) =>
@@ -158,9 +160,9 @@ describe('the labels filter', () => {
     expect(await executionsOf(withoutHot)).toHaveLength(1);
     expect(hotRun!.context_json).toMatchObject({ trigger: { external_chat_id: chats[1] }, labels: [hot] });
     expect(coldRun!.context_json).toMatchObject({ trigger: { external_chat_id: chats[2] }, labels: [] });
-    expect((await conversation(labelled.id)).workspace_notes).toContain('cliente caliente');
-    expect((await conversation(plain.id)).workspace_notes).toContain('cliente frío');
-    expect((await conversation(plain.id)).workspace_notes).not.toContain('cliente caliente');
+    expect(await notesOf(labelled.id)).toContain('cliente caliente');
+    expect(await notesOf(plain.id)).toContain('cliente frío');
+    expect(await notesOf(plain.id)).not.toContain('cliente caliente');
     await disable(withHot);
     await disable(withoutHot);
   });
@@ -223,7 +225,7 @@ describe('add_label and remove_label', () => {
         { id: b, source: 'conversation' },
       ]),
     );
-    expect(labelled.workspace_notes).toContain('etiquetada por el flujo');
+    expect(await notesOf(labelled.id)).toContain('etiquetada por el flujo');
     const [watched] = await finished(watch);
     expect(watched).toMatchObject({ status: 'succeeded', depth: 1, context_json: { trigger: { label_ids: [a, b], labeled_by_employee_id: null } } });
 

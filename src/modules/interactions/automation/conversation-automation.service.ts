@@ -10,6 +10,7 @@ import type { OutboundService } from '../outbound/index.js';
 import type { ConversationService } from '../conversations/index.js';
 import type { AssignmentService } from '../routing/index.js';
 import type { ConversationLabels } from '../conversation-labels/index.js';
+import type { ConversationNotes } from '../notes/index.js';
 import type { AnyOutboundBody } from '../message-kinds/index.js';
 import type { MessageResponse } from '../conversations/index.js';
 import { getConversation, latestConversationOf, viewerOf, type ViewerSource } from '../conversations/index.js';
@@ -34,8 +35,8 @@ export interface ConversationAutomation {
     conversationId: number,
     to: { employeeId: number } | { queueId: number },
   ): Promise<{ assigned_employee_id: number | null; assignment_status: string }>;
-  /** Appends a line to the workspace notes (idempotent: a line already last is not added again). */
-  appendNote(entityId: number, conversationId: number, line: string): Promise<void>;
+  /** Writes a private note authored by workflow `by.workflowId`, once per `by.idempotencyKey` (a retried step writes nothing more). */
+  addNote(entityId: number, conversationId: number, body: string, by: { workflowId: number; idempotencyKey: string }): Promise<{ noteId: number }>;
   setFollowUp(entityId: number, conversationId: number, followUp: boolean): Promise<void>;
   /**
    * The labels the conversation of `ref` carries now, ascending: its own, its contact's and its lead's (`label_ids`);
@@ -49,7 +50,8 @@ export interface ConversationAutomation {
 export function createConversationAutomation(deps: {
   db: Db;
   outbound: Pick<OutboundService, 'send'>;
-  conversations: Pick<ConversationService, 'appendNote' | 'setFollowUp'>;
+  conversations: Pick<ConversationService, 'setFollowUp'>;
+  notes: Pick<ConversationNotes, 'addByWorkflow'>;
   assignment: Pick<AssignmentService, 'assign' | 'assignThroughQueue'>;
   labels: ConversationLabels;
 }): ConversationAutomation {
@@ -71,8 +73,8 @@ export function createConversationAutomation(deps: {
           : await deps.assignment.assignThroughQueue(system(entityId), conversationId, to.queueId);
       return { assigned_employee_id: row.assigned_employee_id, assignment_status: row.assignment_status };
     },
-    async appendNote(entityId, conversationId, line) {
-      await deps.conversations.appendNote(system(entityId), conversationId, line);
+    async addNote(entityId, conversationId, body, by) {
+      return { noteId: (await deps.notes.addByWorkflow(entityId, conversationId, body, by)).id };
     },
     async setFollowUp(entityId, conversationId, followUp) {
       await deps.conversations.setFollowUp(system(entityId), conversationId, followUp);

@@ -1,13 +1,14 @@
 /** Rows to API shapes (explicit, so internal columns never leak). */
 import type { conversation } from '../model/index.js';
-import type { message } from '../model/index.js';
-import type { ConversationResponse, MessageResponse } from './conversation.schemas.js';
+import type { conversationNote, message } from '../model/index.js';
+import type { ConversationResponse, MessageResponse, NoteResponse } from './conversation.schemas.js';
 import { serviceWindowExpiresAt } from './service-window.js';
 import { dueOf, slaStatusOf } from '../service-levels/index.js';
 import { channelOfCode } from '../channels/index.js';
 
 export type ConversationRow = typeof conversation.$inferSelect;
 export type MessageRow = typeof message.$inferSelect;
+export type NoteRow = typeof conversationNote.$inferSelect;
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
@@ -66,6 +67,22 @@ export function toMessageResponse(r: MessageRow): MessageResponse {
     failed_at: iso(r.failedAt),
     errors: (r.errors as unknown[] | null) ?? null,
     occurred_at: r.occurredAt.toISOString(),
+  };
+}
+
+export function toNoteResponse(r: NoteRow): NoteResponse {
+  return {
+    kind: 'note',
+    id: r.id,
+    conversation_id: r.conversationId,
+    author_employee_id: r.authorEmployeeId,
+    author_workflow_id: r.authorWorkflowId,
+    body: r.body,
+    mentioned_employee_ids: r.mentionedEmployeeIds,
+    attachment_ids: r.attachmentIds,
+    occurred_at: new Date(r.occurredAtMs).toISOString(),
+    created_at: r.createdAt.toISOString(),
+    edited_at: iso(r.editedAt),
   };
 }
 

@@ -78,6 +78,29 @@ export const MessageResponse = Type.Object({
 });
 export type MessageResponse = Static<typeof MessageResponse>;
 
+/** Longest body of a private note, in UTF-16 units (issue 50). */
+export const NOTE_MAX_LENGTH = 4096;
+
+/**
+ * A private note on a conversation (issue 50): agents only, never sent to the customer. `kind` is always
+ * `note`, so a history with notes (`include_notes=true`) tells its items apart (messages carry no `kind`).
+ * `body` holds `@[employee:<id>]` tokens for mentions; `mentioned_employee_ids` lists them.
+ */
+export const NoteResponse = Type.Object({
+  kind: Type.Literal('note'),
+  id: Type.Integer(),
+  conversation_id: Type.Integer(),
+  author_employee_id: Nullable(Type.Integer({ description: 'The employee who wrote it; null when a workflow did' })),
+  author_workflow_id: Nullable(Type.Integer({ description: 'The workflow whose `add_note` step wrote it' })),
+  body: Type.String({ maxLength: NOTE_MAX_LENGTH }),
+  mentioned_employee_ids: Type.Array(Type.Integer()),
+  attachment_ids: Type.Array(Type.Integer(), { description: 'Media objects (media module) attached to the note' }),
+  occurred_at: Type.String({ format: 'date-time', description: 'When it was written: its place among the messages' }),
+  created_at: Type.String({ format: 'date-time' }),
+  edited_at: Nullable(Type.String({ format: 'date-time' })),
+});
+export type NoteResponse = Static<typeof NoteResponse>;
+
 const Assignee = Type.String({ pattern: '^(me|none|[1-9][0-9]{0,9})$', description: '`me`, `none` (unassigned or waiting in a queue) or an employee id' });
 const InboxFilters = {
   status: Type.Optional(
@@ -121,17 +144,18 @@ const PageInfo = Type.Object({ next_cursor: Nullable(Type.String()), limit: Type
 export const ConversationListResponse = Type.Object({ data: Type.Array(ConversationResponse), pagination: PageInfo });
 export const HistoryQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'From the previous page of the same `include_notes`' })),
   around: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: 2147483647,
       description:
-        'A message id of the conversation (a search result): the page holds it, up to half the page of newer messages above it and older ones below; `next_cursor` goes on to older ones. Not with `cursor`',
+        'A message id of the conversation (a search result): the page holds it, up to half the page of newer messages above it and older ones below; `next_cursor` goes on to older ones. Not with `cursor` nor `include_notes`',
     }),
   ),
+  include_notes: Type.Optional(Type.Boolean({ default: false, description: 'Also the private notes (`kind: note`), in order with the messages (issue 50)' })),
 });
-export const HistoryResponse = Type.Object({ data: Type.Array(MessageResponse), pagination: PageInfo });
+export const HistoryResponse = Type.Object({ data: Type.Array(Type.Union([MessageResponse, NoteResponse])), pagination: PageInfo });
 export { IdParams };
 export const NotesBody = Type.Object({ workspace_notes: Type.String({ maxLength: 20000 }) }, { additionalProperties: false });
 export const FollowUpBody = Type.Object({ follow_up: Type.Boolean({ default: true }) }, { additionalProperties: false });

@@ -8,13 +8,14 @@ import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import type { Principal } from '../../../platform/auth/authenticator.js';
 import { notFound, validationFailed } from '../../../platform/errors.js';
 import * as repo from './conversation.repository.js';
-import { toConversationResponse, toMessageResponse, type MessageRow } from './conversation.mapper.js';
+import { toConversationResponse, toMessageResponse, toNoteResponse, type MessageRow, type NoteRow } from './conversation.mapper.js';
 import type {
   ConversationCountsQuery,
   ConversationCountsResponse,
   ConversationListQuery,
   ConversationResponse,
   MessageResponse,
+  NoteResponse,
 } from './conversation.schemas.js';
 import { CONVERSATION_STATUSES } from '../model/index.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -29,23 +30,28 @@ export type Actor = { entityId: number; employeeId: number | null; permissions?:
 
 type Page<T> = { data: T[]; pagination: { next_cursor: string | null; limit: number } };
 
+/** A history item with notes: a message or a note, and its place (`rank`: a message's id × 2, a note's id × 2 + 1). */
+export type HistoryItem = ({ kind: 'message'; row: MessageRow } | { kind: 'note'; row: NoteRow }) & { ms: number; rank: number };
+
+/** The notes room's merged read of messages and notes, newest first, after `before` (issue 50). */
+type HistoryWithNotes = (db: Db, entityId: number, conversationId: number, limit: number, before?: { ms: number; rank: number }) => Promise<HistoryItem[]>;
+
 export interface ConversationService {
   list(p: Principal, q: ConversationListQuery): Promise<Page<ConversationResponse>>;
   /** The inbox tab badges: conversations per status assigned to the caller, unassigned (or queued), and all, under the list's filters. */
   counts(p: Principal, q: ConversationCountsQuery): Promise<ConversationCountsResponse>;
   get(p: Principal, id: number): Promise<ConversationResponse>;
   /**
-   * Newest first; `around` (a message id of the conversation, not with `cursor`) starts the page up to half a page
-   * above that message. 404 when the message is not the conversation's, 400 `validation_failed` with both.
+   * Newest first; `around` (a message id of the conversation, not with `cursor` nor `include_notes`) starts the page
+   * up to half a page above that message: 404 when the message is not the conversation's, 400 `validation_failed`
+   * with either. With `include_notes`, the private notes too, in order with the messages (issue 50).
    */
   history(
     p: Principal,
     id: number,
-    q: { limit?: number | undefined; cursor?: string | undefined; around?: number | undefined },
-  ): Promise<Page<MessageResponse>>;
+    q: { limit?: number | undefined; cursor?: string | undefined; around?: number | undefined; include_notes?: boolean | undefined },
+  ): Promise<Page<MessageResponse | NoteResponse>>;
   setNotes(p: Actor, id: number, notes: string): Promise<ConversationResponse>;
-  /** Appends `line` to the workspace notes unless they already end with it (a repeated workflow step adds nothing). */
-  appendNote(p: Actor, id: number, line: string): Promise<ConversationResponse>;
   markRead(p: Principal, id: number): Promise<ConversationResponse>;
   setFollowUp(p: Actor, id: number, followUp: boolean): Promise<ConversationResponse>;
 }
@@ -55,6 +61,8 @@ export function createConversationService(deps: {
   realtime: RealtimeEmitter;
   /** Called after a conversation is marked read (the platform read receipt). */
   onRead?: (entityId: number, conversationId: number) => Promise<void>;
+  /** The history with notes (`include_notes`); without it the history is the messages alone. */
+  historyWithNotes?: HistoryWithNotes;
 }): ConversationService {
   const { db } = deps;
   const load = async (p: Actor, id: number) => {
@@ -123,6 +131,7 @@ export function createConversationService(deps: {
       let before: { ms: number; id: number } | undefined;
       if (q.around !== undefined) {
         if (q.cursor !== undefined) throw validationFailed([{ field: '/querystring/around', message: 'is not allowed with cursor' }]);
+        if (q.include_notes === true) throw validationFailed([{ field: '/querystring/around', message: 'is not allowed with include_notes' }]);
         const key = await repo.messageKey(db, p.entityId, id, q.around);
         if (!key) throw notFound('message', q.around);
         newer = (await repo.historyNewer(db, p.entityId, id, Math.floor(limit / 2), key)).reverse();
@@ -130,6 +139,15 @@ export function createConversationService(deps: {
         before = { ms: key.ms, id: key.id + 1 };
       } else {
         const cursor = decodeCursor(q.cursor);
+        if (q.include_notes === true && deps.historyWithNotes) {
+          const items = await deps.historyWithNotes(db, p.entityId, id, limit + 1, cursor ? { ms: cursor.key, rank: cursor.id } : undefined);
+          const page = items.slice(0, limit);
+          const last = page.at(-1);
+          return {
+            data: page.map((i) => (i.kind === 'note' ? toNoteResponse(i.row) : toMessageResponse(i.row))),
+            pagination: { next_cursor: items.length > limit && last ? encodeCursor(last.ms, last.rank) : null, limit },
+          };
+        }
         before = cursor ? { ms: cursor.key, id: cursor.id } : undefined;
       }
       const older = await repo.history(db, p.entityId, id, limit - newer.length + 1, before);
@@ -142,12 +160,6 @@ export function createConversationService(deps: {
       };
     },
     setNotes: (p, id, notes) => update(p, id, { workspaceNotes: notes }, emitConversationUpdated),
-    async appendNote(p, id, line) {
-      const current = await load(p, id);
-      const notes = current.workspaceNotes ?? '';
-      if (notes === line || notes.endsWith(`\n${line}`)) return toConversationResponse(current);
-      return update(p, id, { workspaceNotes: notes === '' ? line : `${notes}\n${line}` }, emitConversationUpdated);
-    },
     async markRead(p, id) {
       const read = await update(p, id, { unreadCount: 0 }, emitConversationRead);
       await deps.onRead?.(p.entityId, id);

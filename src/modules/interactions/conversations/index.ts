@@ -1,9 +1,10 @@
 /** Conversations and their messages: the inbox API (list, tab counts, detail, history, notes, read, follow-up), who may see and answer them, and their realtime events. */
-export { previewOf, toConversationResponse, toMessageResponse } from './conversation.mapper.js';
-export type { ConversationRow, MessageRow } from './conversation.mapper.js';
+export { previewOf, toConversationResponse, toMessageResponse, toNoteResponse } from './conversation.mapper.js';
+export type { ConversationRow, MessageRow, NoteRow } from './conversation.mapper.js';
 export {
   claimConversation,
   getConversation,
+  visibleAmong,
   latestConversationOf,
   queuesOfMembers,
   updateConversation,
@@ -15,9 +16,9 @@ export { mayAnswer, VIEW_ALL, viewerOf, visibleTo } from './conversation-visibil
 export type { ConversationViewer, ViewerSource } from './conversation-visibility.js';
 export type { ConversationRef } from './conversation.repository.js';
 export { conversationRoutes } from './conversation.routes.js';
-export { AssignBody, ConversationResponse, IdParams, MessageResponse } from './conversation.schemas.js';
+export { AssignBody, ConversationResponse, IdParams, MessageResponse, NOTE_MAX_LENGTH, NoteResponse } from './conversation.schemas.js';
 export { createConversationService } from './conversation.service.js';
-export type { Actor, ConversationService } from './conversation.service.js';
+export type { Actor, ConversationService, HistoryItem } from './conversation.service.js';
 export {
   emitConversationAssigned,
   emitConversationCreated,
@@ -29,3 +30,4 @@ export {
   roomsOf as conversationRooms,
 } from './interactions.realtime.js';
 export { serviceWindowExpiresAt } from './service-window.js';
+export { decodeCursor, encodeCursor } from './cursor.js';

@@ -148,6 +148,8 @@ declare module '../../../platform/events/domain-events.js' {
     'conversation.reopened': ConversationStatusEvent;
     'conversation.sla_breached': ConversationSlaEvent;
     'conversation.no_reply': ConversationSlaEvent;
+    /** A running SLA clock used its policy's `at_risk_share` (issue 50: the notification centre; no workflow trigger). */
+    'conversation.sla_at_risk': ConversationSlaAtRiskEvent;
     'conversation.assigned': ConversationAssignmentEvent;
     'conversation.unassigned': ConversationAssignmentEvent;
     'conversation.labeled': ConversationLabeledEvent;
@@ -303,7 +305,10 @@ export function logSlaCycle(change: ConversationChange, c: ConversationRow, stat
 export function announceSla(change: ConversationChange, c: ConversationRow, alert: SlaAlert): void {
   const out = change.events;
   emitConversationSla(out, c, alert.kind, alert);
-  if (alert.kind !== 'breach') return;
+  if (alert.kind !== 'breach') {
+    out.domainEvent('conversation.sla_at_risk', slaEvent('conversation.sla_at_risk', c, alert));
+    return;
+  }
   // The reports' SLA achievement counts these (docs/api/interactions.md "Conversation event log").
   change.log.record({
     kind: 'sla_breached',
@@ -313,17 +318,23 @@ export function announceSla(change: ConversationChange, c: ConversationRow, aler
     data: { metric: alert.metric, cycle: alert.cycle, policy_id: alert.policyId, due_at: alert.dueAt },
   });
   const types = alert.metric === 'resolution' ? (['conversation.sla_breached'] as const) : (['conversation.sla_breached', 'conversation.no_reply'] as const);
-  for (const type of types)
-    out.domainEvent(type, {
-      type,
-      ...conversationFacts(c),
-      queue_id: c.queueId,
-      status: c.status,
-      sla_metric: alert.metric,
-      sla_policy_id: alert.policyId,
-      sla_target_minutes: alert.targetMinutes,
-      sla_time_basis: alert.basis,
-      due_at: alert.dueAt,
-      occurred_at: alert.at.toISOString(),
-    });
+  for (const type of types) out.domainEvent(type, slaEvent(type, c, alert));
+}
+
+/** `conversation.sla_at_risk`: the shape of `conversation.sla_breached`, for a target not missed yet. */
+type ConversationSlaAtRiskEvent = Omit<ConversationSlaEvent, 'type'> & { type: 'conversation.sla_at_risk' };
+
+function slaEvent<T extends ConversationSlaEvent['type'] | 'conversation.sla_at_risk'>(type: T, c: ConversationRow, alert: SlaAlert) {
+  return {
+    type,
+    ...conversationFacts(c),
+    queue_id: c.queueId,
+    status: c.status,
+    sla_metric: alert.metric,
+    sla_policy_id: alert.policyId,
+    sla_target_minutes: alert.targetMinutes,
+    sla_time_basis: alert.basis,
+    due_at: alert.dueAt,
+    occurred_at: alert.at.toISOString(),
+  };
 }

@@ -3,6 +3,7 @@ export { cannedReply, cannedReplyUsage } from './canned-reply.table.js';
 export { interactionCommunicationsConfig } from './communications-config.table.js';
 export { conversation } from './conversation.table.js';
 export { conversationLabel } from './conversation-label.table.js';
+export { conversationNote } from './conversation-note.table.js';
 export { entityChannelAccount } from './entity-channel-account.table.js';
 export { interactionWebhookInbox } from './inbox.table.js';
 export {
