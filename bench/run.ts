@@ -138,6 +138,8 @@ function smokeWeight(file: string): number {
     'erp.bench.ts': 5,
     'queue.bench.ts': 3,
     'workflows.bench.ts': 2,
+    'imports.bench.ts': 25,
+    'search.bench.ts': 15,
   };
   return seconds[file] ?? 20;
 }

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
 import pg from 'pg';
+import { sql } from 'drizzle-orm';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { prepareDatabase } from '../../src/bootstrap/prepare-database.js';
@@ -186,7 +187,12 @@ export async function resetDatabase(database: Database): Promise<void> {
     [],
   );
   const tables = rows[0]?.tables as string | null;
-  if (tables) await database.executeSql(`truncate ${tables} restart identity cascade`);
+  // Replica mode holds back the audit trail's append-only trigger (migration 0037), which refuses TRUNCATE.
+  if (tables)
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql.raw(`truncate ${tables} restart identity cascade`));
+    });
   await seedPermissionCatalog(database.db);
   await createDirectoryService(database.db).ensureSuperAdminRole();
 }

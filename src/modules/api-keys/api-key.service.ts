@@ -16,6 +16,7 @@ import type { ApiKeyLoader, Principal } from '../../platform/auth/authenticator.
 import { badRequest, forbidden, notFound, unprocessable } from '../../platform/errors.js';
 import { isPermissionCode, withImplications } from '../../platform/permissions/catalog.js';
 import { actorOf, type AuditTrail } from '../audit/index.js';
+import { transaction } from '../../platform/transactions/transaction.js';
 import * as repo from './api-key.repository.js';
 import type { ApiKeyPolicyBody, ApiKeyResponse, CreateApiKeyBody, CreatedApiKeyResponse } from './api-key.schemas.js';
 
@@ -102,7 +103,7 @@ export function createApiKeys(deps: { db: Db; log: Pick<FastifyBaseLogger, 'warn
         throw forbidden('api_key_exceeds_creator', `A key cannot hold codes its creator lacks: ${beyond.join(', ')}`, { permissions: beyond });
       const expiresAt = await expiryOf(p, body.expires_at);
       const secret = `crm_${randomBytes(32).toString('base64url')}`;
-      const row = await db.transaction(async (tx) => {
+      const row = await transaction(db, async ({ tx }) => {
         const created = await repo.insertApiKey(tx, {
           entityId: p.entityId,
           name: body.name.trim(),
@@ -124,7 +125,7 @@ export function createApiKeys(deps: { db: Db; log: Pick<FastifyBaseLogger, 'warn
       return { ...toResponse(row), secret };
     },
     async revoke(p, id) {
-      const row = await db.transaction(async (tx) => {
+      const row = await transaction(db, async ({ tx }) => {
         const revoked = await repo.revokeApiKey(tx, p.entityId, id, new Date());
         if (!revoked) throw notFound('api key', id);
         await deps.audit.record(tx, { entityId: p.entityId, actor: actorOf(p), action: 'api_key.revoke', target: { type: 'api_key', id } });
@@ -134,7 +135,7 @@ export function createApiKeys(deps: { db: Db; log: Pick<FastifyBaseLogger, 'warn
     },
     policy: (p) => repo.findPolicy(db, p.entityId).then((r) => ({ allow_non_expiring: r.allowNonExpiring })),
     async setPolicy(p, body) {
-      await db.transaction(async (tx) => {
+      await transaction(db, async ({ tx }) => {
         const before = await repo.findPolicy(tx, p.entityId);
         await repo.upsertPolicy(tx, p.entityId, body.allow_non_expiring);
         await deps.audit.record(tx, {

@@ -156,7 +156,7 @@ export function createWebhooks(deps: Deps): Webhooks {
       checkUrl(body.url);
       checkEventTypes(body.event_types);
       const secret = newWebhookSecret();
-      const row = await db.transaction(async (tx) => {
+      const row = await transaction(db, async ({ tx }) => {
         const created = await repo.insertEndpoint(tx, {
           entityId: p.entityId,
           url: body.url,
@@ -187,7 +187,7 @@ export function createWebhooks(deps: Deps): Webhooks {
       if (body.enabled !== undefined)
         Object.assign(values, body.enabled ? { enabled: true, disabledReason: null, failingSince: null } : { enabled: false, disabledReason: 'manual' });
       const audited = (r: repo.EndpointRow) => ({ url: r.url, description: r.description, event_types: r.eventTypes, enabled: r.enabled });
-      const row = await db.transaction(async (tx) => {
+      const row = await transaction(db, async ({ tx }) => {
         const after = (await repo.updateEndpoint(tx, p.entityId, id, values))!;
         await deps.audit.record(tx, {
           entityId: p.entityId,
@@ -202,7 +202,7 @@ export function createWebhooks(deps: Deps): Webhooks {
       return toEndpoint(row);
     },
     async remove(p, id) {
-      await db.transaction(async (tx) => {
+      await transaction(db, async ({ tx }) => {
         if (!(await repo.deleteEndpoint(tx, p.entityId, id))) throw notFound('webhook endpoint', id);
         await deps.audit.record(tx, { entityId: p.entityId, actor: actorOf(p), action: 'webhook_endpoint.delete', target: { type: 'webhook_endpoint', id } });
       });
@@ -211,7 +211,7 @@ export function createWebhooks(deps: Deps): Webhooks {
       const endpoint = await endpointOf(p, id);
       const secret = newWebhookSecret();
       const until = new Date(now().getTime() + ROTATION_OVERLAP_MS);
-      await db.transaction(async (tx) => {
+      await transaction(db, async ({ tx }) => {
         await repo.updateEndpoint(tx, p.entityId, id, { secret, previousSecret: endpoint.secret, previousSecretExpiresAt: until });
         await deps.audit.record(tx, {
           entityId: p.entityId,

@@ -18,7 +18,7 @@ import type {
   NoteResponse,
 } from './conversation.schemas.js';
 import { CONVERSATION_STATUSES } from '../model/index.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../../../platform/http/keyset-cursor.js';
 import { emitConversationRead, emitConversationUpdated } from './interactions.realtime.js';
 import { viewerOf, type ConversationViewer } from './conversation-visibility.js';
 

@@ -30,4 +30,3 @@ export {
   roomsOf as conversationRooms,
 } from './interactions.realtime.js';
 export { serviceWindowExpiresAt } from './service-window.js';
-export { decodeCursor, encodeCursor } from './cursor.js';

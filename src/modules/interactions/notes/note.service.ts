@@ -14,9 +14,8 @@ import { forbidden, notFound, unprocessable } from '../../../platform/errors.js'
 import { MAX_ID } from '../../../platform/http/ids.js';
 import type { RealtimeEmitter } from '../../../platform/realtime/events.js';
 import { transaction, type PublishingUnitOfWork } from '../../../platform/transactions/transaction.js';
+import { decodeCursor, encodeCursor } from '../../../platform/http/keyset-cursor.js';
 import {
-  decodeCursor,
-  encodeCursor,
   getConversation,
   NOTE_MAX_LENGTH,
   toNoteResponse,
@@ -90,16 +89,26 @@ export function createConversationNotes(deps: {
     return c;
   }
 
-  /** Refuses the first mention of `body` that may not be made on `c` (422 `mention_refused`); returns the mentioned ids. */
-  async function checkMentions(tx: Db, c: ConversationRow, body: string): Promise<number[]> {
-    const ids = mentionedIn(body);
-    for (const employeeId of ids) {
-      const permissions = employeeId <= MAX_ID ? await deps.permissionsOf(c.entityId, employeeId) : undefined;
+  /**
+   * The permissions of each employee `body` mentions (undefined: not an active employee of the entity). Read before
+   * the note's transaction opens: they come through the identity module on its own connection, and the embedded
+   * database has only one.
+   */
+  async function mentionedPermissions(entityId: number, body: string | undefined): Promise<Map<number, ReadonlySet<string> | undefined>> {
+    const found = new Map<number, ReadonlySet<string> | undefined>();
+    for (const employeeId of body === undefined ? [] : mentionedIn(body))
+      found.set(employeeId, employeeId <= MAX_ID ? await deps.permissionsOf(entityId, employeeId) : undefined);
+    return found;
+  }
+
+  /** Refuses the first mention that may not be made on `c` (422 `mention_refused`); returns the mentioned ids. */
+  async function checkMentions(tx: Db, c: ConversationRow, mentions: Map<number, ReadonlySet<string> | undefined>): Promise<number[]> {
+    for (const [employeeId, permissions] of mentions) {
       if (permissions === undefined) throw refused(employeeId, 'not_a_member');
       const viewer = viewerOf({ entityId: c.entityId, employeeId, permissions });
       if (!(await getConversation(tx, c.entityId, c.id, false, viewer))) throw refused(employeeId, 'cannot_see_conversation');
     }
-    return ids;
+    return [...mentions.keys()];
   }
 
   async function checkAttachments(entityId: number, ids: number[] | undefined): Promise<number[] | undefined> {
@@ -133,11 +142,12 @@ export function createConversationNotes(deps: {
     workflow?: { workflowId: number; idempotencyKey: string },
   ) {
     const attachments = await checkAttachments(p.entityId, attachmentIds);
+    const mentions = await mentionedPermissions(p.entityId, body);
     return transaction(
       db,
       async (unit) => {
         const c = await visible(unit.tx, p, conversationId, false);
-        const mentioned = await checkMentions(unit.tx, c, body);
+        const mentioned = await checkMentions(unit.tx, c, mentions);
         const { row, created } = await repo.insertNote(unit.tx, {
           entityId: p.entityId,
           conversationId,
@@ -174,6 +184,7 @@ export function createConversationNotes(deps: {
     addByWorkflow: (entityId, conversationId, body, by) => write({ entityId, employeeId: null }, conversationId, body.slice(0, NOTE_MAX_LENGTH), undefined, by),
     async edit(p, conversationId, noteId, input) {
       const attachments = await checkAttachments(p.entityId, input.attachment_ids);
+      const mentions = await mentionedPermissions(p.entityId, input.body);
       return transaction(
         db,
         async (unit) => {
@@ -181,7 +192,7 @@ export function createConversationNotes(deps: {
           const note = await repo.findNote(unit.tx, p.entityId, conversationId, noteId, true);
           if (!note) throw notFound('note', noteId);
           if (p.employeeId === null || note.authorEmployeeId !== p.employeeId) throw notAuthor('edit');
-          const mentioned = input.body !== undefined ? await checkMentions(unit.tx, c, input.body) : undefined;
+          const mentioned = input.body !== undefined ? await checkMentions(unit.tx, c, mentions) : undefined;
           const row = await repo.updateNote(unit.tx, note.id, {
             ...(input.body !== undefined ? { body: input.body, mentionedEmployeeIds: mentioned! } : {}),
             ...(attachments !== undefined ? { attachmentIds: attachments } : {}),

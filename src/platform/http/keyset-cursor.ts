@@ -1,5 +1,5 @@
-/** Opaque keyset cursors: base64url of `<number>.<id>`. */
-import { badRequest } from '../../../platform/errors.js';
+/** Opaque keyset cursors for lists ordered by a number and an id (time in ms, then id): base64url of `<number>.<id>`. */
+import { badRequest } from '../errors.js';
 
 export function encodeCursor(key: number, id: number): string {
   return Buffer.from(`${key}.${id}`).toString('base64url');
