@@ -30,3 +30,5 @@ export {
   roomsOf as conversationRooms,
 } from './interactions.realtime.js';
 export { serviceWindowExpiresAt } from './service-window.js';
+/** The conversation's messages, newest first, keyset after (occurred_at_ms, id): the notes room merges its notes into it. */
+export { history as messageHistory } from './conversation.repository.js';

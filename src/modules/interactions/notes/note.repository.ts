@@ -1,8 +1,8 @@
 /** The only reader and writer of `conversation_note` outside the history read (issue 50); every function is scoped by entity. */
 import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Db } from '../../../db/client.js';
-import { conversationNote, message } from '../model/index.js';
-import type { HistoryItem, NoteRow } from '../conversations/index.js';
+import { conversationNote } from '../model/index.js';
+import { messageHistory, type HistoryItem, type NoteRow } from '../conversations/index.js';
 
 export type NewNote = Omit<typeof conversationNote.$inferInsert, 'id' | 'createdAt' | 'editedAt'>;
 
@@ -72,35 +72,8 @@ export async function historyWithNotes(
 ): Promise<HistoryItem[]> {
   // rank < R: a message's 2·id < R ⇔ id < R/2; a note's 2·id + 1 < R ⇔ id < (R − 1)/2.
   const [messages, notes] = await Promise.all([
-    db
-      .select()
-      .from(message)
-      .where(
-        and(
-          eq(message.entityId, entityId),
-          eq(message.conversationId, conversationId),
-          before ? or(lt(message.occurredAtMs, before.ms), and(eq(message.occurredAtMs, before.ms), lt(message.id, Math.ceil(before.rank / 2)))) : undefined,
-        ),
-      )
-      .orderBy(desc(message.occurredAtMs), desc(message.id))
-      .limit(limit),
-    db
-      .select()
-      .from(conversationNote)
-      .where(
-        and(
-          eq(conversationNote.entityId, entityId),
-          eq(conversationNote.conversationId, conversationId),
-          before
-            ? or(
-                lt(conversationNote.occurredAtMs, before.ms),
-                and(eq(conversationNote.occurredAtMs, before.ms), lt(conversationNote.id, Math.ceil((before.rank - 1) / 2))),
-              )
-            : undefined,
-        ),
-      )
-      .orderBy(desc(conversationNote.occurredAtMs), desc(conversationNote.id))
-      .limit(limit),
+    messageHistory(db, entityId, conversationId, limit, before && { ms: before.ms, id: Math.ceil(before.rank / 2) }),
+    listNotes(db, entityId, conversationId, limit, before && { ms: before.ms, id: Math.ceil((before.rank - 1) / 2) }),
   ]);
   const items: HistoryItem[] = [
     ...messages.map((row) => ({ kind: 'message' as const, row, ms: row.occurredAtMs, rank: row.id * 2 })),
